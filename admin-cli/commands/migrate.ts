@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { makeMigration, migrateLatest, migrateRollback, migrationStatus } from '../../database/migrate';
+import { cliDeps } from '../boot';
+
+export function registerMigrate(program: Command): void {
+  program
+    .command('migrate:make <name>')
+    .description('diff the registry against the last schema snapshot and write a migration to review')
+    .option('--allow-destructive', 'allow dropping tables/columns and changing column types')
+    .action((name: string, opts: { allowDestructive?: boolean }) => {
+      const { registry, config } = cliDeps();
+      const made = makeMigration(registry, config.migrationsDir, name, opts.allowDestructive === true);
+      if (!made) return console.log('nothing to do: the schema already matches the registry');
+      console.log(`wrote ${made.file}`);
+      for (const c of made.changes) console.log(`  ${c}`);
+    });
+  program
+    .command('migrate:latest')
+    .description('apply every pending migration')
+    .action(async () => {
+      const { db, config } = cliDeps();
+      const applied = await migrateLatest(db, config.migrationsDir);
+      console.log(applied.length ? `applied:\n${applied.map((f) => `  ${f}`).join('\n')}` : 'already up to date');
+    });
+  program
+    .command('migrate:rollback')
+    .description('undo the last batch of migrations')
+    .option('--all', 'undo every migration')
+    .action(async (opts: { all?: boolean }) => {
+      const { db, config } = cliDeps();
+      const undone = await migrateRollback(db, config.migrationsDir, opts.all === true);
+      console.log(undone.length ? `rolled back:\n${undone.map((f) => `  ${f}`).join('\n')}` : 'nothing to roll back');
+    });
+  program
+    .command('migrate:status')
+    .description('list applied and pending migrations')
+    .action(async () => {
+      const { db, config } = cliDeps();
+      const s = await migrationStatus(db, config.migrationsDir);
+      for (const f of s.applied) console.log(`applied  ${f}`);
+      for (const f of s.pending) console.log(`pending  ${f}`);
+      if (s.applied.length + s.pending.length === 0) console.log('no migrations');
+    });
+}

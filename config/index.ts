@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { type Config, type DatabaseTarget, type Setting, SETTINGS } from './schema';
+
+export type { Config } from './schema';
+
+export class ConfigError extends Error {}
+
+/** The repository root: the nearest folder upwards holding package.json (works from core/ and dist/core/). */
+export function findRootDir(start: string = __dirname): string {
+  let dir = start;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new ConfigError(`no package.json above ${start}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+function read<T>(env: NodeJS.ProcessEnv, s: Setting<T>): T {
+  const raw = env[s.env];
+  try {
+    return s.parse(raw === undefined ? s.fallback : raw);
+  } catch (e) {
+    throw new ConfigError(`${s.env}: ${(e as Error).message}`);
+  }
+}
+
+function databaseTarget(url: string, schema: string, rootDir: string, dataDir: string): DatabaseTarget {
+  if (url === '') return { client: 'sqlite', filename: join(dataDir, 'app.db') };
+  if (/^postgres(ql)?:\/\//.test(url)) return { client: 'pg', connectionString: url, schema: schema === '' ? null : schema };
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === ':memory:') return { client: 'sqlite', filename: ':memory:' };
+    return { client: 'sqlite', filename: isAbsolute(file) ? file : resolve(rootDir, file) };
+  }
+  throw new ConfigError(`DATABASE_URL: "${url}" is neither postgres://… nor sqlite:<path>`);
+}
+
+/** Dev: a secret generated once into .data/; production: refuse to start without IAM_JWT_SECRET. */
+function jwtSecret(raw: string, production: boolean, dataDir: string): string {
+  if (raw !== '') {
+    if (Buffer.byteLength(raw) < 32) throw new ConfigError('IAM_JWT_SECRET: must be at least 32 bytes');
+    return raw;
+  }
+  if (production) throw new ConfigError('IAM_JWT_SECRET: required when NODE_ENV=production (at least 32 bytes)');
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** Reads, validates and freezes the configuration. Throws ConfigError with one clear line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string = findRootDir()): Config {
+  const nodeEnv = read(env, SETTINGS.nodeEnv);
+  const production = nodeEnv === 'production';
+  const dataDir = resolve(rootDir, env.DATA_DIR ?? '.data');
+  const port = read(env, SETTINGS.port);
+  const autoRaw = read(env, SETTINGS.autoMigrate);
+  const publicUrl = read(env, SETTINGS.publicUrl).replace(/\/+$/, '') || `http://localhost:${port}`;
+  const uploads = read(env, SETTINGS.uploadsDir);
+  const nullable = (v: string): string | null => (v === '' ? null : v);
+  const config: Config = {
+    nodeEnv,
+    production,
+    rootDir,
+    dataDir,
+    port,
+    host: read(env, SETTINGS.host),
+    publicUrl,
+    database: databaseTarget(read(env, SETTINGS.databaseUrl), read(env, SETTINGS.databaseSchema), rootDir, dataDir),
+    contentTypesDir: resolve(rootDir, read(env, SETTINGS.contentTypesDir)),
+    migrationsDir: resolve(rootDir, read(env, SETTINGS.migrationsDir)),
+    autoMigrate: autoRaw === '' ? !production : SETTINGS.allowDestructive.parse(autoRaw),
+    allowDestructive: read(env, SETTINGS.allowDestructive),
+    apiMaxLimit: Math.max(1, read(env, SETTINGS.apiMaxLimit)),
+    logLevel: read(env, SETTINGS.logLevel),
+    bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
+    uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),
+    uploadMaxBytes: read(env, SETTINGS.uploadMaxBytes),
+    redisUrl: nullable(read(env, SETTINGS.redisUrl)),
+    corsOrigins: read(env, SETTINGS.corsOrigins),
+    trustProxy: read(env, SETTINGS.trustProxy),
+    iam: {
+      jwtSecret: jwtSecret(read(env, SETTINGS.jwtSecret), production, dataDir),
+      allowPublicRegistration: read(env, SETTINGS.allowPublicRegistration),
+      publicRegistrationRoles: read(env, SETTINGS.publicRegistrationRoles),
+      accessTokenTtlSeconds: read(env, SETTINGS.accessTokenTtl),
+      refreshTokenTtlSeconds: read(env, SETTINGS.refreshTokenTtl),
+      refreshReuseIntervalSeconds: read(env, SETTINGS.refreshReuseInterval),
+      otpExpirySeconds: read(env, SETTINGS.otpExpiry),
+      forgotPasswordExpirySeconds: read(env, SETTINGS.forgotPasswordExpiry),
+      passwordLess: read(env, SETTINGS.passwordLess),
+      registrationValidateWhat: read(env, SETTINGS.registrationValidateWhat),
+      loginValidateWhat: read(env, SETTINGS.loginValidateWhat),
+      bcryptCost: read(env, SETTINGS.bcryptCost),
+    },
+    mail: {
+      smtpUrl: nullable(read(env, SETTINGS.smtpUrl)),
+      from: read(env, SETTINGS.mailFrom),
+      smsWebhookUrl: nullable(read(env, SETTINGS.smsWebhookUrl)),
+      outboxDir: join(dataDir, 'outbox'),
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

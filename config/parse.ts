@@ -1,0 +1,34 @@
+/** Pure value parsers for configuration (durations, booleans, integers, lists). */
+
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+/** `60m`, `1d`, `90s`, `500ms` or a bare number of seconds → seconds. */
+export function parseDuration(raw: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
+  if (!m) throw new Error(`"${raw}" is not a duration (examples: 60m, 1d, 3600)`);
+  return Number(m[1]) * UNIT_SECONDS[m[2] ?? 's'];
+}
+
+export function parseBoolean(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+  throw new Error(`"${raw}" is not a boolean (true or false)`);
+}
+
+export function parsePositiveInt(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`"${raw}" is not a whole number`);
+  return n;
+}
+
+export function parseList(raw: string): string[] {
+  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+/** `email`, `mobile` or `email,mobile`. */
+export function parseSources(raw: string): ('email' | 'mobile')[] {
+  const list = parseList(raw);
+  for (const s of list) if (s !== 'email' && s !== 'mobile') throw new Error(`"${s}" is not a validation source (email, mobile)`);
+  return [...new Set(list)] as ('email' | 'mobile')[];
+}

@@ -1,0 +1,98 @@
+/**
+ * Every setting, its environment name, default and parser, in one table (CONTRACT: Environment).
+ * config/index.ts is the only reader of process.env.
+ */
+import { parseBoolean, parseDuration, parseList, parsePositiveInt, parseSources } from './parse';
+
+export type DatabaseTarget =
+  | { readonly client: 'sqlite'; readonly filename: string }
+  | { readonly client: 'pg'; readonly connectionString: string; readonly schema: string | null };
+
+export interface Config {
+  readonly nodeEnv: string;
+  readonly production: boolean;
+  readonly rootDir: string;
+  readonly dataDir: string;
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly database: DatabaseTarget;
+  readonly contentTypesDir: string;
+  readonly migrationsDir: string;
+  readonly autoMigrate: boolean;
+  readonly allowDestructive: boolean;
+  readonly apiMaxLimit: number;
+  readonly logLevel: string;
+  readonly bodyMaxBytes: number;
+  readonly uploadsDir: string;
+  readonly uploadMaxBytes: number;
+  readonly redisUrl: string | null;
+  readonly corsOrigins: readonly string[];
+  readonly trustProxy: boolean;
+  readonly iam: IamConfig;
+  readonly mail: { readonly smtpUrl: string | null; readonly from: string; readonly smsWebhookUrl: string | null; readonly outboxDir: string };
+}
+
+export interface IamConfig {
+  readonly jwtSecret: string | null;
+  readonly allowPublicRegistration: boolean;
+  readonly publicRegistrationRoles: readonly string[];
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds: number;
+  readonly refreshReuseIntervalSeconds: number;
+  readonly otpExpirySeconds: number;
+  readonly forgotPasswordExpirySeconds: number;
+  readonly passwordLess: boolean;
+  readonly registrationValidateWhat: readonly ('email' | 'mobile')[];
+  readonly loginValidateWhat: readonly ('email' | 'mobile')[];
+  readonly bcryptCost: number;
+}
+
+export interface Setting<T> {
+  readonly env: string;
+  readonly description: string;
+  readonly fallback: string;
+  readonly parse: (raw: string) => T;
+}
+
+function setting<T>(env: string, fallback: string, parse: (raw: string) => T, description: string): Setting<T> {
+  return { env, fallback, parse, description };
+}
+const str = (raw: string): string => raw;
+
+/** The environment table; defaults are the raw strings a person would write. */
+export const SETTINGS = {
+  nodeEnv: setting('NODE_ENV', 'development', str, 'development, test or production'),
+  port: setting('PORT', '1337', parsePositiveInt, 'listen port'),
+  host: setting('HOST', '0.0.0.0', str, 'listen address'),
+  publicUrl: setting('PUBLIC_URL', '', str, 'base of _full_url (default http://localhost:$PORT)'),
+  databaseUrl: setting('DATABASE_URL', '', str, 'postgres://… → PostgreSQL; sqlite:<path> or unset → SQLite .data/app.db'),
+  databaseSchema: setting('DATABASE_SCHEMA', '', str, 'PostgreSQL schema to use (default: the connection default)'),
+  contentTypesDir: setting('CONTENT_TYPES_DIR', 'content-types', str, 'folder of YAML models'),
+  migrationsDir: setting('MIGRATIONS_DIR', 'database/migrations', str, 'folder of generated migrations'),
+  autoMigrate: setting('AUTO_MIGRATE', '', str, 'generate + apply a migration for a registry change at start (default: on outside production)'),
+  allowDestructive: setting('MIGRATE_ALLOW_DESTRUCTIVE', 'false', parseBoolean, 'let automatic migrations drop columns/tables'),
+  apiMaxLimit: setting('API_MAX_LIMIT', '100', parsePositiveInt, 'largest limit honoured on Find'),
+  logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
+  bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
+  uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),
+  uploadMaxBytes: setting('UPLOAD_MAX_BYTES', '10485760', parsePositiveInt, 'per-file upload limit'),
+  redisUrl: setting('REDIS_URL', '', str, 'shared rate-limit / revocation store'),
+  corsOrigins: setting('CORS_ORIGINS', '', parseList, 'allowed CORS origins, comma-separated'),
+  trustProxy: setting('TRUST_PROXY', 'false', parseBoolean, 'trust X-Forwarded-For from the peer'),
+  jwtSecret: setting('IAM_JWT_SECRET', '', str, 'HS256 secret (≥ 32 bytes)'),
+  allowPublicRegistration: setting('IAM_ALLOW_PUBLIC_REGISTRATION', 'false', parseBoolean, 'enable POST /api/iam/register'),
+  publicRegistrationRoles: setting('IAM_PUBLIC_REGISTRATION_ROLES', 'authenticated', parseList, 'roles a public registrant may ask for'),
+  accessTokenTtl: setting('IAM_JWT_ACCESS_TOKEN_TTL', '60m', parseDuration, 'access token lifetime'),
+  refreshTokenTtl: setting('IAM_JWT_REFRESH_TOKEN_TTL', '1d', parseDuration, 'refresh token lifetime'),
+  refreshReuseInterval: setting('IAM_REFRESH_REUSE_INTERVAL', '10s', parseDuration, 'grace period for a rotated refresh token'),
+  otpExpiry: setting('IAM_OTP_EXPIRY', '5m', parseDuration, 'OTP lifetime'),
+  forgotPasswordExpiry: setting('IAM_FORGOT_PASSWORD_EXPIRY', '10m', parseDuration, 'reset-token lifetime'),
+  passwordLess: setting('IAM_PASSWORD_LESS_REGISTRATION', 'false', parseBoolean, 'enable OTP register + login'),
+  registrationValidateWhat: setting('IAM_PASSWORD_LESS_REGISTRATION_VALIDATE_WHAT', 'email', parseSources, 'sources verified at OTP registration'),
+  loginValidateWhat: setting('IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT', 'email', parseSources, 'sources verified at OTP login'),
+  bcryptCost: setting('IAM_BCRYPT_COST', '10', parsePositiveInt, 'bcrypt cost factor (≥ 10 outside tests)'),
+  smtpUrl: setting('SMTP_URL', '', str, 'nodemailer SMTP transport URL'),
+  mailFrom: setting('MAIL_FROM', 'no-reply@localhost', str, 'sender address'),
+  smsWebhookUrl: setting('SMS_WEBHOOK_URL', '', str, 'SMS gateway (POST {to, text})'),
+} as const;

@@ -1,0 +1,27 @@
+import { AppError } from './app-error';
+
+export class BadRequestError extends AppError { readonly status = 400; }
+export class UnauthorizedError extends AppError { readonly status = 401; }
+export class ForbiddenError extends AppError { readonly status = 403; }
+export class NotFoundError extends AppError { readonly status = 404; }
+export class MethodNotAllowedError extends AppError { readonly status = 405; }
+export class ConflictError extends AppError { readonly status = 409; }
+export class PayloadTooLargeError extends AppError { readonly status = 413; }
+export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
+export class ServiceUnavailableError extends AppError { readonly status = 503; }
+
+/** 429; `retryAfterSeconds` becomes the Retry-After header. */
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message, { retryAfterSeconds });
+  }
+}
+
+/** 422 with `details.fields.<name>: [messages]` (spec 7). */
+export class ValidationError extends AppError {
+  readonly status = 422;
+  constructor(message: string, fields: Record<string, string[]>, extra: Record<string, unknown> = {}) {
+    super(message, { fields, ...extra });
+  }
+}

@@ -1,0 +1,90 @@
+/** createApp(deps): the middleware list, in order, in one place. */
+import Router from '@koa/router';
+import Koa, { type Middleware } from 'koa';
+import qs from 'qs';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/schema';
+import type { Dialect } from '../../database/dialects/dialect';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/errors';
+import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-api';
+import { MAX_FILTER_DEPTH, MAX_IN_LIST, MAX_QUERY_STRING } from '../query/limits';
+import { RecordController, type RecordContext } from '../records/controller';
+import { passwordHasher } from '../records/hash-password';
+import { recordRouter } from '../records/routes';
+import { RecordService } from '../records/service';
+import type { Registry } from '../registry/types';
+import { compileValidators } from '../validation/compile';
+import { jsonBody } from './body';
+import { errorMapper } from './error-mapper';
+import { healthRouter } from './health';
+import { requestId } from './request-id';
+import type { RequestState } from './state';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly db: Knex;
+  readonly dialect: Dialect;
+  readonly registry: Registry;
+  readonly plugins: readonly Plugin[];
+  readonly log: Logger;
+}
+
+/** The query string as the qs object the parser reads; malformed or oversized → 400. */
+export function parseQueryString(raw: string): unknown {
+  if (raw.length > MAX_QUERY_STRING) throw new BadRequestError(`the query string is longer than ${MAX_QUERY_STRING} characters`);
+  try {
+    return qs.parse(raw, { depth: MAX_FILTER_DEPTH + 4, strictDepth: true, arrayLimit: MAX_IN_LIST, parameterLimit: 1000, allowPrototypes: false, plainObjects: true, throwOnLimitExceeded: true });
+  } catch (e) {
+    throw new BadRequestError(`malformed query string: ${(e as Error).message}`);
+  }
+}
+
+const securityHeaders: Middleware<RequestState> = async (ctx, next) => {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  await next();
+};
+
+function authenticate(authenticator: Authenticator | null): Middleware<RequestState> {
+  return async (ctx, next) => {
+    if (authenticator) ctx.state.actor = await authenticator.authenticate(ctx.get('Authorization') || undefined, ctx.state);
+    await next();
+  };
+}
+
+export function createApp(deps: AppDeps): Koa<RequestState> {
+  const { config, db, dialect, registry, plugins, log } = deps;
+  const pluginDeps: PluginDeps = { config, db, dialect, registry, log };
+  const authenticator = plugins.find((p) => p.authenticator)?.authenticator?.(pluginDeps) ?? null;
+  const authorizer: Authorizer | null = plugins.find((p) => p.authorizer)?.authorizer?.(pluginDeps) ?? null;
+
+  const validators = new Map(registry.contentTypes.map((ct) => [ct.name, compileValidators(ct, registry)] as const));
+  const service = new RecordService({ db, dialect, registry, validators, hashPassword: passwordHasher(config.iam.bcryptCost), maxLimit: config.apiMaxLimit });
+  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring));
+
+  const api = new Router<RequestState>();
+  for (const p of plugins) p.routes?.(api, pluginDeps);
+  const records = recordRouter(registry, controller, authorizer);
+  const allowed = { throw: true, methodNotAllowed: () => new MethodNotAllowedError('method not allowed on this path'), notImplemented: () => new NotFoundError('not found') };
+
+  const app = new Koa<RequestState>({ proxy: config.trustProxy });
+  const health = healthRouter(db);
+  // Router middleware is typed for router contexts; Koa hands every middleware the same context.
+  const routed = (m: unknown): Middleware<RequestState> => m as Middleware<RequestState>;
+  const middleware: Middleware<RequestState>[] = [
+    requestId(log, config.trustProxy),
+    errorMapper(),
+    securityHeaders,
+    routed(health.routes()),
+    ...jsonBody(config.bodyMaxBytes),
+    routed(api.routes()),
+    routed(api.allowedMethods(allowed)),
+    authenticate(authenticator),
+    routed(records.routes()),
+    routed(records.allowedMethods(allowed)),
+  ];
+  for (const m of middleware) app.use(m);
+  return app;
+}

@@ -1,0 +1,56 @@
+/** The one catch: every error becomes the spec-7 body here and nowhere else. */
+import type { Middleware } from 'koa';
+import { AppError } from '../errors/app-error';
+import {
+  BadRequestError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from '../errors/errors';
+import { toErrorBody } from '../errors/to-error-body';
+import type { RequestState } from './state';
+
+/** Errors thrown by koa-body, raw-body and the router carry a status; give them our shape, never their text blindly. */
+function fromHttpError(err: unknown): AppError | null {
+  if (typeof err !== 'object' || err === null || err instanceof AppError) return null;
+  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; message?: unknown };
+  const status = Number(e.status ?? e.statusCode);
+  switch (status) {
+    case 400:
+      return new BadRequestError(e.type === 'entity.parse.failed' || /JSON|Unexpected|invalid/i.test(String(e.message)) ? 'the body is not valid JSON' : 'bad request');
+    case 401:
+      return new UnauthorizedError('authentication required');
+    case 403:
+      return new ForbiddenError('forbidden');
+    case 404:
+      return new NotFoundError('not found');
+    case 405:
+      return new MethodNotAllowedError('method not allowed');
+    case 413:
+      return new PayloadTooLargeError('the request body is too large');
+    case 415:
+      return new UnsupportedMediaTypeError('unsupported content type; send application/json');
+    default:
+      return null;
+  }
+}
+
+export function errorMapper(): Middleware<RequestState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      const mapped = fromHttpError(err) ?? err;
+      const { status, body, internal } = toErrorBody(mapped, ctx.state.requestId ?? 'unknown');
+      if (internal) ctx.state.log?.error({ err }, 'unhandled error');
+      if (mapped instanceof RateLimitedError) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
+      ctx.status = status;
+      ctx.body = body;
+    }
+  };
+}

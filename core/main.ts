@@ -1,0 +1,36 @@
+/** Composition root: loadConfig → boot (registry, database) → migrate → plugins → createApp → listen. */
+import { ConfigError, loadConfig } from '../config';
+import { enabledPlugins } from '../config/plugins';
+import { DestructiveChangeError, prepareSchema } from '../database/migrate';
+import { boot } from './boot';
+import { createApp } from './http/app';
+import { listen, onShutdownSignal } from './http/server';
+import { RegistryError } from './registry';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const deps = boot(config, enabledPlugins());
+  const { log } = deps;
+  try {
+    const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive });
+    if (made) log.info({ file: made.file, changes: made.changes }, 'wrote a migration for the registry change');
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    for (const p of deps.plugins) await p.bootstrap?.(deps);
+  } catch (e) {
+    await deps.close();
+    throw e;
+  }
+  const server = await listen(createApp(deps), config.port, config.host);
+  log.info({ port: config.port, host: config.host, database: deps.dialect.name, models: deps.registry.contentTypes.map((c) => c.name) }, `listening on http://localhost:${config.port}`);
+  onShutdownSignal(server, () => deps.close(), log);
+}
+
+main().catch((e: unknown) => {
+  // A bad model, setting or pending destructive change: one clear line, no stack trace.
+  if (e instanceof RegistryError || e instanceof ConfigError || e instanceof DestructiveChangeError) {
+    console.error(`error: ${e.message}`);
+  } else {
+    console.error(e);
+  }
+  process.exit(1);
+});

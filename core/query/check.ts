@@ -1,0 +1,277 @@
+/**
+ * ListQuery × ContentType → CheckedQuery. Resolves names through the registry (relations become
+ * subquery hops planned here, as data), coerces values by attribute type, and refuses unknown or
+ * private fields and operators a type does not allow → BadRequestError naming the parameter.
+ */
+import { BadRequestError } from '../errors/errors';
+import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { type ContentType, type Registry, type RelationAttribute, type ScalarType, SYSTEM_FIELDS } from '../registry/types';
+import type { FilterNode, ListQuery, PopulateNode, RawValue, SortKey } from './ast';
+import {
+  BASE_ALIAS,
+  type BoundValue,
+  type CheckedFilter,
+  type CheckedPopulate,
+  type CheckedQuery,
+  type CheckedSort,
+  type RelationHop,
+  type SelectedField,
+  type SortJoin,
+  proveColumn,
+  proveTable,
+} from './checked';
+import { DEFAULT_LIMIT, MAX_POPULATE_DEPTH } from './limits';
+import { OPERATORS, operatorAllows, positiveForm } from './operators';
+
+const bad = (at: string, problem: string): never => {
+  throw new BadRequestError(`${at}: ${problem}`, { parameter: at });
+};
+
+/** A name resolved in one model: a column (system, scalar, relation id) or a relation. */
+export type ResolvedName =
+  | { readonly kind: 'column'; readonly name: string; readonly column: string; readonly type: ScalarType }
+  | { readonly kind: 'relation'; readonly attr: RelationAttribute };
+
+/** Resolves a public field name; private, media and unknown names resolve to null alike (no leak). */
+export function resolveName(model: ContentType, name: string): ResolvedName | null {
+  const sys = SYSTEM_FIELDS.find((f) => f.name === name);
+  if (sys) return { kind: 'column', name: sys.name, column: sys.column, type: sys.type };
+  const a = model.byName.get(name);
+  if (a) {
+    if (a.private) return null;
+    if (a.kind === 'scalar') return { kind: 'column', name: a.name, column: a.column, type: a.type };
+    if (a.kind === 'relation') return { kind: 'relation', attr: a };
+    return null;
+  }
+  for (const r of model.attributes) {
+    if (r.kind === 'relation' && !r.private && r.idField === name && r.column) return { kind: 'column', name, column: r.column, type: 'integer' };
+  }
+  return null;
+}
+
+/** Every field a record of `model` shows by default: system, public scalars, relation ids. */
+export function defaultSelect(model: ContentType): SelectedField[] {
+  const out: SelectedField[] = SYSTEM_FIELDS.map((f) => ({ name: f.name, column: f.column, type: f.type }));
+  for (const a of model.attributes) {
+    if (a.private) continue;
+    if (a.kind === 'scalar') out.push({ name: a.name, column: a.column, type: a.type });
+    else if (a.kind === 'relation' && a.idField && a.column) out.push({ name: a.idField, column: a.column, type: 'integer' });
+  }
+  return out;
+}
+
+export interface CheckOptions {
+  readonly registry: Registry;
+  readonly maxLimit: number;
+}
+
+class Checker {
+  private aliasCount = 0;
+  readonly reads = new Set<string>();
+
+  constructor(private readonly opts: CheckOptions) {}
+
+  nextAlias(prefix: string): string {
+    this.aliasCount += 1;
+    return `${prefix}${this.aliasCount}`;
+  }
+
+  target(attr: RelationAttribute): ContentType {
+    const t = this.opts.registry.get(attr.target);
+    if (!t) throw new Error(`registry: relation target ${attr.target} missing`);
+    this.reads.add(t.name);
+    return t;
+  }
+
+  unknown(model: ContentType, name: string, at: string): never {
+    return bad(at, `unknown field "${name}" of ${model.name}`);
+  }
+
+  hop(model: ContentType, attr: RelationAttribute, alias: string): RelationHop {
+    const target = this.target(attr);
+    const next = this.nextAlias('r');
+    const parentId = proveColumn(alias, 'id');
+    if (attr.owner && attr.column) {
+      return { via: 'column', from: proveColumn(alias, attr.column), table: proveTable(target.table), alias: next, softDelete: target.softDelete };
+    }
+    if (attr.joinTable) {
+      const j = this.nextAlias('j');
+      return {
+        via: 'join',
+        joinTable: proveTable(attr.joinTable.table),
+        joinAlias: j,
+        ownerColumn: proveColumn(j, attr.joinTable.ownerColumn),
+        targetColumn: proveColumn(j, attr.joinTable.targetColumn),
+        parentId,
+        table: proveTable(target.table),
+        alias: next,
+        softDelete: target.softDelete,
+      };
+    }
+    const mirror = attr.inverse ? target.byName.get(attr.inverse) : undefined;
+    if (!mirror || mirror.kind !== 'relation' || !mirror.column) throw new Error(`registry: ${model.name}.${attr.name} has no owning side`);
+    return { via: 'back', fk: proveColumn(next, mirror.column), parentId, table: proveTable(target.table), alias: next, softDelete: target.softDelete };
+  }
+
+  coerce(type: ScalarType, raw: string, at: string): string | number | boolean {
+    try {
+      return ATTRIBUTE_KINDS[type].coerce(raw) as string | number | boolean;
+    } catch (e) {
+      return bad(at, (e as Error).message);
+    }
+  }
+
+  compare(node: Extract<FilterNode, { kind: 'compare' }>, field: { name: string; column: string; type: ScalarType }, alias: string): CheckedFilter {
+    const kind = ATTRIBUTE_KINDS[field.type];
+    if (!operatorAllows(node.op, kind.valueClass)) bad(node.at, `operator ${node.op} does not apply to ${field.name} (${field.type})`);
+    const column = proveColumn(alias, field.column);
+    const { op, negated } = positiveForm(node.op);
+    let value: BoundValue;
+    if (OPERATORS[node.op].arity === 'flag') {
+      // `$null=false` means IS NOT NULL; `$notNull=false` means IS NULL.
+      return { kind: 'compare', column, op: '$null', negated: negated === (node.value === true), value: true, valueClass: kind.valueClass };
+    }
+    const raw: RawValue = node.value;
+    if (Array.isArray(raw)) value = raw.map((r, i) => this.coerce(field.type, r, `${node.at}[${i}]`));
+    else value = this.coerce(field.type, String(raw), node.at);
+    return { kind: 'compare', column, op, negated, value, valueClass: kind.valueClass };
+  }
+
+  filter(node: FilterNode, model: ContentType, alias: string, field: { name: string; column: string; type: ScalarType } | null, depth: number): CheckedFilter {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return { kind: node.kind, items: node.items.map((i) => this.filter(i, model, alias, field, depth)) };
+      case 'not':
+        return { kind: 'not', item: this.filter(node.item, model, alias, field, depth) };
+      case 'compare':
+        // A compare at model scope (directly under a relation) applies to the related record's id.
+        return this.compare(node, field ?? { name: 'id', column: 'id', type: 'integer' }, alias);
+      case 'field': {
+        if (field) bad(node.at, `"${field.name}" is not a relation; put an operator under it`);
+        const resolved = resolveName(model, node.name);
+        if (!resolved) return this.unknown(model, node.name, node.at);
+        if (resolved.kind === 'column') return this.filter(node.item, model, alias, resolved, depth);
+        return this.relationFilter(node, model, resolved.attr, alias, depth);
+      }
+    }
+  }
+
+  relationFilter(node: Extract<FilterNode, { kind: 'field' }>, model: ContentType, attr: RelationAttribute, alias: string, depth: number): CheckedFilter {
+    if (depth >= MAX_POPULATE_DEPTH * 2) bad(node.at, 'relation filters nest too deep');
+    const item = node.item;
+    // Owning to-one compared directly (`filters[institute][$eq]=3`, `[$null]=true`): the foreign key column answers.
+    if (item.kind === 'compare' && attr.owner && attr.column) {
+      this.target(attr);
+      return this.compare(item, { name: attr.name, column: attr.column, type: 'integer' }, alias);
+    }
+    const hop = this.hop(model, attr, alias);
+    if (item.kind === 'compare' && OPERATORS[item.op].arity === 'flag') {
+      // `$null` on a to-many relation: no related record; `$notNull`: at least one.
+      const some = (item.op === '$notNull') === (item.value === true);
+      const exists: CheckedFilter = { kind: 'exists', hop, item: null };
+      return some ? exists : { kind: 'not', item: exists };
+    }
+    const target = this.target(attr);
+    return { kind: 'exists', hop, item: this.filter(item, target, hop.alias, null, depth + 1) };
+  }
+
+  select(model: ContentType, fields: readonly string[] | null, at: string): SelectedField[] {
+    const all = defaultSelect(model);
+    if (fields === null) return all;
+    const out: SelectedField[] = [all[0]]; // id is always returned
+    for (const name of fields) {
+      const f = all.find((x) => x.name === name);
+      if (!f) {
+        const r = resolveName(model, name);
+        if (r?.kind === 'relation') bad(at, `"${name}" is a relation; use populate`);
+        this.unknown(model, name, at);
+      } else if (!out.includes(f)) out.push(f);
+    }
+    return out;
+  }
+
+  sort(model: ContentType, keys: readonly SortKey[], alias: string, joins: SortJoin[]): CheckedSort[] {
+    const out: CheckedSort[] = keys.map((k) => {
+      const path = k.key.split('.');
+      let current = model;
+      let currentAlias = alias;
+      for (let i = 0; i < path.length - 1; i++) {
+        const r = resolveName(current, path[i]);
+        if (!r) return this.unknown(current, path[i], k.at);
+        if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(k.at, `can sort only through to-one relations; "${path[i]}" is not one`);
+        const target = this.target(r.attr);
+        const from = proveColumn(currentAlias, r.attr.column);
+        const existing = joins.find((j) => j.from === from);
+        const join = existing ?? { alias: this.nextAlias('s'), table: proveTable(target.table), from, softDelete: target.softDelete };
+        if (!existing) joins.push(join);
+        current = target;
+        currentAlias = join.alias;
+      }
+      const last = path[path.length - 1];
+      const r = resolveName(current, last);
+      if (!r) return this.unknown(current, last, k.at);
+      if (r.kind === 'relation') return bad(k.at, `"${last}" is a relation; sort by one of its fields (${last}.<field>)`);
+      if (ATTRIBUTE_KINDS[r.type].valueClass === 'json') return bad(k.at, `"${last}" (json) cannot be sorted`);
+      return { column: proveColumn(currentAlias, r.column), direction: k.direction };
+    });
+    // A primary-key tie-breaker makes every page stable.
+    const id = proveColumn(alias, 'id');
+    if (!out.some((s) => s.column === id)) out.push({ column: id, direction: out[0]?.direction ?? 'asc' });
+    return out;
+  }
+
+  populate(model: ContentType, nodes: readonly PopulateNode[], depth: number): CheckedPopulate[] {
+    const expanded = nodes.flatMap((n) =>
+      n.name === '*'
+        ? model.attributes.filter((a): a is RelationAttribute => a.kind === 'relation' && !a.private).map((a) => ({ ...n, name: a.name }))
+        : [n],
+    );
+    return expanded.map((n) => {
+      if (depth > MAX_POPULATE_DEPTH) bad(n.at, `populate deeper than ${MAX_POPULATE_DEPTH} levels`);
+      const r = resolveName(model, n.name);
+      if (!r) return this.unknown(model, n.name, n.at);
+      if (r.kind !== 'relation') return bad(n.at, `"${n.name}" is not a relation of ${model.name}`);
+      const target = this.target(r.attr);
+      const alias = BASE_ALIAS;
+      const joins: SortJoin[] = [];
+      return {
+        relation: r.attr,
+        target,
+        select: this.select(target, n.fields, `${n.at}[fields]`),
+        filter: n.filters ? this.filter(n.filters, target, alias, null, 0) : null,
+        sort: n.sort.length ? this.sort(target, n.sort, alias, joins) : [],
+        joins,
+        populate: this.populate(target, n.populate, depth + 1),
+      };
+    });
+  }
+}
+
+/** Checks a parsed Find / FindOne query against its model. */
+export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOptions): CheckedQuery {
+  const c = new Checker(opts);
+  const joins: SortJoin[] = [];
+  const limit = Math.min(q.page.limit ?? DEFAULT_LIMIT, opts.maxLimit);
+  const offset = q.page.page !== null ? (q.page.page - 1) * limit : (q.page.offset ?? 0);
+  const populateMedia = q.populateMedia.map((name) => {
+    const a = model.byName.get(name);
+    if (!a || a.kind !== 'media' || a.private) return bad('populateMedia', `"${name}" is not a media field of ${model.name}`);
+    return a;
+  });
+  const checked: CheckedQuery = {
+    model,
+    filter: q.filters ? c.filter(q.filters, model, BASE_ALIAS, null, 0) : null,
+    softDelete: q.softDelete,
+    select: c.select(model, q.fields, 'fields'),
+    sort: c.sort(model, q.sort, BASE_ALIAS, joins),
+    joins,
+    limit,
+    offset,
+    populate: c.populate(model, q.populate, 1),
+    populateMedia,
+    reads: [],
+  };
+  c.reads.delete(model.name);
+  return { ...checked, reads: [...c.reads] };
+}

@@ -1,0 +1,67 @@
+/** CheckedQuery → the page query and the count query (sort + primary-key tie-breaker, page, fields). */
+import type { Knex } from 'knex';
+import type { Dialect } from '../../database/dialects/dialect';
+import type { SoftDeleteScope } from './ast';
+import { BASE_ALIAS, type CheckedFilter, type CheckedSort, type SelectedField, type SortJoin, type TableRef } from './checked';
+import { compileFilter } from './compile-filter';
+import { NOT_DELETED } from '../registry/types';
+
+/** Spec 3.1 rule 1: archived records only with `showSoftDeleted`. */
+export function applySoftDeleteScope(qb: Knex.QueryBuilder, alias: string, scope: SoftDeleteScope): void {
+  if (scope === 'active') qb.where(`${alias}.deleted_tracker`, NOT_DELETED);
+  else if (scope === 'exclusive') qb.whereNot(`${alias}.deleted_tracker`, NOT_DELETED);
+}
+
+export function applyJoins(qb: Knex.QueryBuilder, joins: readonly SortJoin[]): void {
+  for (const j of joins) {
+    qb.leftJoin({ [j.alias]: j.table }, function (this: Knex.JoinClause) {
+      this.on(`${j.alias}.id`, '=', j.from);
+      if (j.softDelete) this.andOnVal(`${j.alias}.deleted_tracker`, '=', NOT_DELETED);
+    });
+  }
+}
+
+/** NULLs sort as the smallest value on both databases. */
+export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[]): void {
+  for (const s of sort) qb.orderBy(s.column, s.direction, s.direction === 'asc' ? 'first' : 'last');
+}
+
+export function selectColumns(alias: string, select: readonly SelectedField[]): string[] {
+  return select.map((f) => `${alias}.${f.column}`);
+}
+
+export interface FilteredSource {
+  readonly table: TableRef;
+  readonly filter: CheckedFilter | null;
+  readonly softDelete: SoftDeleteScope;
+}
+
+/** `FROM table AS t0 WHERE <soft-delete scope> AND <filter>`: shared by the page, the count and grouping. */
+export function filteredBase(db: Knex, src: FilteredSource, dialect: Dialect): Knex.QueryBuilder {
+  const qb = db.from({ [BASE_ALIAS]: src.table });
+  applySoftDeleteScope(qb, BASE_ALIAS, src.softDelete);
+  if (src.filter) compileFilter(qb, src.filter, dialect);
+  return qb;
+}
+
+export interface ListSource extends FilteredSource {
+  readonly select: readonly SelectedField[];
+  readonly sort: readonly CheckedSort[];
+  readonly joins: readonly SortJoin[];
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** The page of rows. */
+export function compileList(db: Knex, src: ListSource, dialect: Dialect): Knex.QueryBuilder {
+  const qb = filteredBase(db, src, dialect);
+  applyJoins(qb, src.joins);
+  qb.select(selectColumns(BASE_ALIAS, src.select));
+  applySort(qb, src.sort);
+  return qb.limit(src.limit).offset(src.offset);
+}
+
+/** The total for `meta`: no sort joins, no paging. */
+export function compileCount(db: Knex, src: FilteredSource, dialect: Dialect): Knex.QueryBuilder {
+  return filteredBase(db, src, dialect).count({ count: '*' });
+}

@@ -1,0 +1,20 @@
+/** Named limits of the query language; exceeding one answers 400 at once (issue 3, Safety). */
+
+/** Nesting of `$and` / `$or` / `$not` / relation scopes in `filters`. */
+export const MAX_FILTER_DEPTH = 12;
+/** Conditions (leaves and branches) in one `filters` tree. */
+export const MAX_FILTER_NODES = 200;
+/** Items in one `$in` / `$notIn` list. */
+export const MAX_IN_LIST = 500;
+/** Keys in `sort`. */
+export const MAX_SORT_KEYS = 10;
+/** Relation hops in one populate path, and in a dotted sort or group path. */
+export const MAX_POPULATE_DEPTH = 5;
+/** Entries in `fields`, `populate`, `populateMedia`, `groupBy`, `aggregates`. */
+export const MAX_LIST_PARAM = 100;
+/** Length of one filter value. */
+export const MAX_VALUE_LENGTH = 10_000;
+/** Length of the raw query string. */
+export const MAX_QUERY_STRING = 32_768;
+/** Default page size (spec 8). */
+export const DEFAULT_LIMIT = 10;

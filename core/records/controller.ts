@@ -1,0 +1,84 @@
+/** ctx → parse/check → service → envelope; no SQL here. */
+import type { Context } from 'koa';
+import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/errors';
+import type { RequestState } from '../http/state';
+import type { Authorizer, RecordAction } from '../plugin-api';
+import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
+import type { ContentType } from '../registry/types';
+import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
+import type { RecordService } from './service';
+
+export type RecordContext = Context & { state: RequestState; params: Record<string, string>; request: { body?: unknown } };
+
+/** Checks `<model>.<action>` for the caller: 401 without a token, 403 without the permission. */
+export async function requirePermission(authorizer: Authorizer | null, ctx: RecordContext, model: string, action: RecordAction): Promise<void> {
+  if (!authorizer) return;
+  if (await authorizer.can(ctx.state.actor, model, action)) return;
+  if (!ctx.state.actor) throw new UnauthorizedError(`authentication required: ${model}.${action}`);
+  throw new ForbiddenError(`missing permission ${model}.${action}`);
+}
+
+function recordId(ctx: RecordContext): number {
+  const raw = ctx.params.id ?? '';
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new BadRequestError(`"${raw}" is not a record id (a positive integer)`);
+  return Number(raw);
+}
+
+export class RecordController {
+  constructor(
+    private readonly service: RecordService,
+    private readonly authorizer: Authorizer | null,
+    private readonly queryOf: (ctx: RecordContext) => unknown,
+  ) {}
+
+  /** Reading through relations or archived records needs more than the model's own permission (issue 3, Safety). */
+  private async checkReads(ctx: RecordContext, model: ContentType, reads: readonly string[], scope: string): Promise<void> {
+    for (const m of reads) await requirePermission(this.authorizer, ctx, m, 'find');
+    if (scope !== 'active') await requirePermission(this.authorizer, ctx, model.name, 'recover');
+  }
+
+  async find(ctx: RecordContext, model: ContentType): Promise<void> {
+    const parsed = parseListQuery(this.queryOf(ctx), FIND_PARAMS);
+    if (parsed.group) throw new BadRequestError('groupBy: grouping is not available yet');
+    const q = this.service.check(model, parsed);
+    await this.checkReads(ctx, model, q.reads, q.softDelete);
+    ctx.body = await this.service.find(q);
+  }
+
+  async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
+    const id = recordId(ctx);
+    const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
+    await this.checkReads(ctx, model, q.reads, q.softDelete);
+    ctx.body = await this.service.findOne(q, id);
+  }
+
+  async create(ctx: RecordContext, model: ContentType): Promise<void> {
+    ctx.body = envelope(await this.service.create(model, ctx.request.body, ctx.state.actor));
+  }
+
+  async createMany(ctx: RecordContext, model: ContentType): Promise<void> {
+    ctx.body = envelope(await this.service.createMany(model, ctx.request.body, ctx.state.actor));
+  }
+
+  async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
+    ctx.body = envelope(await this.service.update(model, recordId(ctx), ctx.request.body, mode, ctx.state.actor));
+  }
+
+  async remove(ctx: RecordContext, model: ContentType): Promise<void> {
+    ctx.body = envelope(await this.service.remove(model, recordId(ctx), ctx.state.actor));
+  }
+
+  /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
+  async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
+    const records = await this.service.removeMany(model, ctx.request.body, ctx.state.actor);
+    ctx.body = records.map((r) => envelope(r));
+  }
+
+  async recover(ctx: RecordContext, model: ContentType): Promise<void> {
+    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), ctx.state.actor));
+  }
+
+  async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
+    ctx.body = bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, ctx.state.actor));
+  }
+}

@@ -1,0 +1,40 @@
+/** A classified driver fault → the AppError the contract chooses, with field names instead of columns. */
+import type { Dialect } from '../../database/dialects/dialect';
+import { AppError } from '../errors/app-error';
+import { ConflictError, ServiceUnavailableError, ValidationError } from '../errors/errors';
+import type { ContentType } from '../registry/types';
+
+function fieldOf(model: ContentType, column: string): string {
+  for (const a of model.attributes) {
+    if (a.kind === 'scalar' && a.column === column) return a.name;
+    if (a.kind === 'relation' && a.column === column) return a.idField ?? a.name;
+  }
+  return column;
+}
+
+/** Re-throws `err` as an AppError when the dialect recognises it; otherwise re-throws it unchanged. */
+export function translateDbError(err: unknown, dialect: Dialect, model: ContentType): never {
+  if (err instanceof AppError) throw err;
+  const fault = dialect.classifyError(err);
+  if (!fault) throw err;
+  switch (fault.kind) {
+    case 'unique': {
+      const fields = fault.columns.filter((c) => c !== 'deleted_tracker').map((c) => fieldOf(model, c));
+      const named = fields.length ? fields : ['record'];
+      throw new ConflictError(`${model.name}: ${named.join(', ')} already taken by another record`, {
+        fields: Object.fromEntries(named.map((f) => [f, ['is already taken']])),
+      });
+    }
+    case 'foreignKey':
+      if (fault.table !== null && fault.table !== model.table) {
+        throw new ConflictError(`${model.name}: the record is still referenced by ${fault.table} records`, { referencedBy: fault.table });
+      }
+      throw new ValidationError(`${model.name}: a related record does not exist`, Object.fromEntries((fault.columns.length ? fault.columns : ['relation']).map((c) => [fieldOf(model, c), ['names no existing record']])));
+    case 'notNull':
+      throw new ValidationError(`${model.name}: a required value is missing`, Object.fromEntries(fault.columns.map((c) => [fieldOf(model, c), ['is required']])));
+    case 'invalidValue':
+      throw new ValidationError(`${model.name}: a value is out of range`, { _body: [fault.message] });
+    case 'unavailable':
+      throw new ServiceUnavailableError('the database is unavailable; try again shortly');
+  }
+}

@@ -1,0 +1,346 @@
+/**
+ * Business rules of the record endpoints. Every write call is one transaction (bulk included):
+ * a failure anywhere changes nothing.
+ */
+import type { Knex } from 'knex';
+import type { Dialect } from '../../database/dialects/dialect';
+import { AppError } from '../errors/app-error';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import type { Actor } from '../plugin-api';
+import type { ListQuery } from '../query/ast';
+import { type CheckedQuery } from '../query/checked';
+import { checkListQuery, defaultSelect } from '../query/check';
+import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
+import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
+import type { ModelValidators, WriteMode } from '../validation/compile';
+import { translateDbError } from './db-errors';
+import { serializeWithPopulate } from './populate';
+import * as repo from './repository';
+import type { ApiRecord, Row } from './serializer';
+
+/** Largest array a bulk call takes. */
+export const MAX_BULK_ITEMS = 1000;
+
+export interface RecordServiceDeps {
+  readonly db: Knex;
+  readonly dialect: Dialect;
+  readonly registry: Registry;
+  readonly validators: ReadonlyMap<string, ModelValidators>;
+  readonly hashPassword: (plain: string) => Promise<string>;
+  readonly maxLimit: number;
+  readonly now?: () => Date;
+}
+
+export interface ListResult {
+  readonly records: ApiRecord[];
+  readonly meta: { readonly totalRecords: number; readonly currentPage: number; readonly totalPages: number };
+}
+
+type UserSummary = Record<string, unknown> | null;
+
+/** Spec 2.2: createdBy carries id, fullName, username, email; updatedBy id, fullName, email, active. */
+function createdBy(actor: Actor | null): UserSummary {
+  return actor ? { id: actor.id, fullName: actor.fullName, username: actor.username, email: actor.email } : null;
+}
+function updatedBy(actor: Actor | null): UserSummary {
+  return actor ? { id: actor.id, fullName: actor.fullName, email: actor.email, active: actor.active } : null;
+}
+
+/** Items of a bulk call fail with their index: `details.errors: [{index, fields}]`. */
+function atIndex(err: unknown, index: number): never {
+  const fields = err instanceof AppError ? ((err.details.fields as Record<string, string[]> | undefined) ?? {}) : {};
+  if (err instanceof ValidationError) throw new ValidationError(`item ${index}: ${err.message}`, {}, { errors: [{ index, fields }] });
+  if (err instanceof ConflictError) throw new ConflictError(`item ${index}: ${err.message}`, { errors: [{ index, fields }] });
+  throw err;
+}
+
+export function parseIdList(body: unknown): number[] {
+  if (!Array.isArray(body) || body.length === 0) throw new BadRequestError('the body must be a non-empty JSON array of record ids');
+  if (body.length > MAX_BULK_ITEMS) throw new BadRequestError(`at most ${MAX_BULK_ITEMS} ids per call`);
+  const ids = body.map((v, i) => {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new BadRequestError(`item ${i}: ${JSON.stringify(v)} is not a record id (a positive integer)`);
+    return v;
+  });
+  if (new Set(ids).size !== ids.length) throw new BadRequestError('the id list names a record twice');
+  return ids;
+}
+
+export class RecordService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: RecordServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  check(model: ContentType, q: ListQuery): CheckedQuery {
+    return checkListQuery(q, model, { registry: this.deps.registry, maxLimit: this.deps.maxLimit });
+  }
+
+  async find(q: CheckedQuery): Promise<ListResult> {
+    const { db, dialect } = this.deps;
+    const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
+    const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate));
+    const currentPage = q.limit > 0 ? Math.floor(q.offset / q.limit) + 1 : 1;
+    const totalPages = q.limit > 0 ? Math.ceil(total / q.limit) : 0;
+    return { records, meta: { totalRecords: total, currentPage, totalPages } };
+  }
+
+  async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
+    const { db, dialect } = this.deps;
+    return this.run(q.model, async () => {
+      const row = await repo.findById(db, q.model, id, q.softDelete, [...q.select, ...defaultSelect(q.model).filter((f) => f.name === 'id' || q.populate.some((p) => p.relation.column === f.column))]);
+      if (!row) throw new NotFoundError(`no ${q.model.name} with id ${id}`);
+      const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate);
+      return record;
+    });
+  }
+
+  async create(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord> {
+    const data = this.validators(model).check(body, 'create');
+    return this.transaction(model, async (trx) => {
+      const id = await this.insert(trx, model, data, actor);
+      return { ...(await this.readBack(trx, model, id, 'active')), createdBy: createdBy(actor), updatedBy: updatedBy(actor) };
+    });
+  }
+
+  async createMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
+    if (!Array.isArray(body) || body.length === 0) throw new BadRequestError('the body must be a non-empty JSON array of records');
+    if (body.length > MAX_BULK_ITEMS) throw new BadRequestError(`at most ${MAX_BULK_ITEMS} records per bulk call`);
+    const v = this.validators(model);
+    const errors = body.flatMap((item, index) => {
+      const fields = v.errors(item, 'create');
+      return fields ? [{ index, fields }] : [];
+    });
+    if (errors.length > 0) throw new ValidationError(`invalid ${model.name} records at ${errors.map((e) => e.index).join(', ')}`, {}, { errors });
+    const items = body.map((item) => v.check(item, 'create'));
+    return this.transaction(model, async (trx) => {
+      const out: ApiRecord[] = [];
+      for (const [index, data] of items.entries()) {
+        try {
+          const id = await this.insert(trx, model, data, actor);
+          out.push({ ...(await this.readBack(trx, model, id, 'active')), createdBy: createdBy(actor), updatedBy: updatedBy(actor) });
+        } catch (e) {
+          atIndex(this.translated(e, model), index);
+        }
+      }
+      return out;
+    });
+  }
+
+  async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, actor: Actor | null): Promise<ApiRecord> {
+    const data = this.validators(model).check(body, mode);
+    return this.transaction(model, async (trx) => {
+      await this.mustExist(trx, model, id, 'active');
+      const { row, links } = await this.toRow(trx, model, data, mode);
+      row.updated_at = toIsoTimestamp(this.now());
+      row.updated_by_id = actor?.id ?? null;
+      await repo.updateRow(trx, model, id, row);
+      for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
+      return { ...(await this.readBack(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+    });
+  }
+
+  async remove(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
+    return this.transaction(model, async (trx) => this.removeOne(trx, model, id, actor));
+  }
+
+  async removeMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
+    const ids = parseIdList(body);
+    return this.transaction(model, async (trx) => {
+      await this.allExist(trx, model, ids, 'active');
+      const out: ApiRecord[] = [];
+      for (const id of ids) out.push(await this.removeOne(trx, model, id, actor));
+      return out;
+    });
+  }
+
+  async recover(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
+    return this.transaction(model, async (trx) => this.recoverOne(trx, model, id, actor));
+  }
+
+  async recoverMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
+    const ids = parseIdList(body);
+    return this.transaction(model, async (trx) => {
+      await this.allExist(trx, model, ids, 'exclusive');
+      const out: ApiRecord[] = [];
+      for (const id of ids) out.push(await this.recoverOne(trx, model, id, actor));
+      return out;
+    });
+  }
+
+  // ---- internals ----
+
+  private validators(model: ContentType): ModelValidators {
+    const v = this.deps.validators.get(model.name);
+    if (!v) throw new Error(`no validators for ${model.name}`);
+    return v;
+  }
+
+  private translated(err: unknown, model: ContentType): unknown {
+    try {
+      translateDbError(err, this.deps.dialect, model);
+    } catch (e) {
+      return e;
+    }
+  }
+
+  private async run<T>(model: ContentType, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      return translateDbError(e, this.deps.dialect, model);
+    }
+  }
+
+  private async transaction<T>(model: ContentType, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.run(model, () => this.deps.db.transaction(fn));
+  }
+
+  private async mustExist(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'exclusive'): Promise<Row> {
+    const row = await repo.findById(trx, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], this.deps.dialect);
+    if (!row) throw new NotFoundError(scope === 'active' ? `no ${model.name} with id ${id}` : `no archived ${model.name} with id ${id}`);
+    return row;
+  }
+
+  private async allExist(trx: Knex.Transaction, model: ContentType, ids: readonly number[], scope: 'active' | 'exclusive'): Promise<void> {
+    const found = await repo.activeIds(trx, model, ids, scope);
+    const missing = ids.filter((i) => !found.has(i));
+    if (missing.length > 0) {
+      throw new NotFoundError(`no ${scope === 'exclusive' ? 'archived ' : ''}${model.name} with id ${missing.join(', ')}`, { missingIds: missing });
+    }
+  }
+
+  /** The record as the write endpoints answer it: default fields plus its to-one relations populated. */
+  private async readBack(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'inclusive'): Promise<ApiRecord> {
+    const populate = model.attributes
+      .filter((a): a is RelationAttribute => a.kind === 'relation' && a.owner && a.column !== null && !a.private)
+      .map((a) => ({ name: a.name, fields: null, filters: null, sort: [], populate: [], at: 'populate' }));
+    const q = checkListQuery(
+      { filters: null, sort: [], fields: null, populate, populateMedia: [], page: { limit: 1, offset: 0, page: null }, softDelete: scope, group: null },
+      model,
+      { registry: this.deps.registry, maxLimit: 1 },
+    );
+    const row = await repo.findById(trx, model, id, scope, q.select);
+    if (!row) throw new NotFoundError(`no ${model.name} with id ${id}`);
+    const [record] = await serializeWithPopulate(trx, this.deps.dialect, [row], q.select, q.populate);
+    return record;
+  }
+
+  private async insert(trx: Knex.Transaction, model: ContentType, data: Record<string, unknown>, actor: Actor | null): Promise<number> {
+    const { row, links } = await this.toRow(trx, model, data, 'create');
+    const now = toIsoTimestamp(this.now());
+    Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: actor?.id ?? null, updated_by_id: actor?.id ?? null });
+    const id = await repo.insertRow(trx, model, row);
+    for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
+    return id;
+  }
+
+  /** Validated body → column values (defaults, hashing, relation resolution) and many-to-many links. */
+  private async toRow(trx: Knex.Transaction, model: ContentType, data: Record<string, unknown>, mode: WriteMode): Promise<{ row: Row; links: [RelationAttribute, number[]][] }> {
+    const row: Row = {};
+    const links: [RelationAttribute, number[]][] = [];
+    const fieldErrors: Record<string, string[]> = {};
+    for (const a of model.attributes) {
+      if (a.kind === 'scalar') {
+        if (a.private && a.type !== 'password') continue;
+        if (a.name in data) {
+          const v = data[a.name];
+          row[a.column] = v === null ? null : a.type === 'password' ? await this.deps.hashPassword(String(v)) : ATTRIBUTE_KINDS[a.type].toDb(v);
+        } else if (mode !== 'patch') {
+          row[a.column] = a.default === undefined ? null : ATTRIBUTE_KINDS[a.type].toDb(a.default);
+        }
+      } else if (a.kind === 'relation' && a.owner && !a.private) {
+        if (a.column && a.idField) {
+          const resolved = await this.resolveToOne(trx, a, data, fieldErrors);
+          if (resolved !== undefined) row[a.column] = resolved;
+          else if (mode !== 'patch') row[a.column] = null;
+        } else if (a.joinTable && a.name in data) {
+          const ids = data[a.name] as number[];
+          const target = this.target(a);
+          const found = await repo.activeIds(trx, target, ids);
+          const missing = ids.filter((i) => !found.has(i));
+          if (missing.length > 0) fieldErrors[a.name] = [`no ${target.name} with id ${missing.join(', ')}`];
+          links.push([a, ids]);
+        } else if (a.joinTable && mode === 'put') {
+          links.push([a, []]);
+        }
+      }
+    }
+    if (Object.keys(fieldErrors).length > 0) throw new ValidationError(`invalid ${model.name}`, fieldErrors);
+    return { row, links };
+  }
+
+  private target(a: RelationAttribute): ContentType {
+    const t = this.deps.registry.get(a.target);
+    if (!t) throw new Error(`registry: ${a.target} missing`);
+    return t;
+  }
+
+  /** `instituteId` and/or `instituteUserKey` → the id of an active related record (undefined: not given). */
+  private async resolveToOne(trx: Knex.Transaction, a: RelationAttribute, data: Record<string, unknown>, errors: Record<string, string[]>): Promise<number | null | undefined> {
+    const idField = a.idField as string;
+    const target = this.target(a);
+    const byId = data[idField];
+    const byKey = a.userKeyField ? data[a.userKeyField] : undefined;
+    let fromKey: number | undefined;
+    if (byKey !== undefined && a.userKeyField && target.userKey) {
+      const keyAttr = target.byName.get(target.userKey);
+      const column = keyAttr?.kind === 'scalar' ? keyAttr.column : target.userKey;
+      fromKey = await repo.idByColumn(trx, target, column, byKey);
+      if (fromKey === undefined) {
+        errors[a.userKeyField] = [`no ${target.name} with ${target.userKey} ${JSON.stringify(byKey)}`];
+        return undefined;
+      }
+    }
+    if (byId === undefined) return fromKey;
+    if (byId === null) {
+      if (fromKey !== undefined) errors[idField] = [`contradicts ${a.userKeyField}`];
+      return null;
+    }
+    const id = byId as number;
+    if (fromKey !== undefined && fromKey !== id) {
+      errors[idField] = [`names ${target.name} ${id} but ${a.userKeyField} names ${fromKey}`];
+      return undefined;
+    }
+    if (fromKey === undefined && !(await repo.activeIds(trx, target, [id])).has(id)) {
+      errors[idField] = [`no ${target.name} with id ${id}`];
+      return undefined;
+    }
+    return id;
+  }
+
+  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
+    await this.mustExist(trx, model, id, 'active');
+    if (!model.softDelete) {
+      // A model without soft delete loses the row for good; the answer shows it as it was.
+      const before = await this.readBack(trx, model, id, 'active');
+      try {
+        await repo.deleteRow(trx, model, id);
+      } catch (e) {
+        // A foreign-key failure on delete means other records still point here (SQLite does not say which).
+        if (this.deps.dialect.classifyError(e)?.kind === 'foreignKey') throw new ConflictError(`${model.name} ${id} is still referenced by other records`);
+        throw e;
+      }
+      return { ...before, updatedBy: updatedBy(actor) };
+    }
+    const now = toIsoTimestamp(this.now());
+    // The tracker is unique per archived record, so two archived records may share a unique value (spec 3.1 rule 2).
+    await repo.updateRow(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, updated_at: now, updated_by_id: actor?.id ?? null });
+    return { ...(await this.readBack(trx, model, id, 'inclusive')), updatedBy: updatedBy(actor) };
+  }
+
+  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
+    await this.mustExist(trx, model, id, 'exclusive');
+    try {
+      await repo.updateRow(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, updated_at: toIsoTimestamp(this.now()), updated_by_id: actor?.id ?? null });
+    } catch (e) {
+      const err = this.translated(e, model);
+      if (err instanceof ConflictError) {
+        // spec 3.1: recovering into a taken unique value is a conflict; the record stays archived.
+        throw new ConflictError(`cannot recover ${model.name} ${id}: an active record already holds its unique value`, err.details);
+      }
+      throw err instanceof AppError ? err : e;
+    }
+    return { ...(await this.readBack(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+  }
+}

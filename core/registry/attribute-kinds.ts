@@ -1,0 +1,214 @@
+/**
+ * ONE table: per scalar type → column, JSON-schema fragment, query value class, (de)serializer,
+ * OpenAPI schema (DESIGN habit 5). A new type fails to compile until it has every entry.
+ */
+import type { ScalarAttribute, ScalarType } from './types';
+
+/** How values of a type behave in filters, sorts and aggregates. */
+export type ValueClass = 'text' | 'number' | 'boolean' | 'date' | 'json' | 'secret';
+
+/** A knex schema-builder call, as data (migrations are written from it). */
+export interface ColumnSpec {
+  readonly method: 'string' | 'text' | 'integer' | 'bigInteger' | 'decimal' | 'double' | 'boolean' | 'date' | 'timestamp' | 'time' | 'jsonb';
+  readonly args: readonly (number | string | boolean | Record<string, unknown>)[];
+}
+
+export interface KindSpec {
+  readonly column: (a: ScalarAttribute) => ColumnSpec;
+  /** JSON-schema fragment for a non-null value. */
+  readonly schema: (a: ScalarAttribute) => Record<string, unknown>;
+  readonly valueClass: ValueClass;
+  /** Query-string text → bound value; throws Error(message) when it cannot be coerced. */
+  readonly coerce: (raw: string) => unknown;
+  /** Driver value → API value. */
+  readonly fromDb: (v: unknown) => unknown;
+  /** API value (already validated) → bound value. */
+  readonly toDb: (v: unknown) => unknown;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
+
+function coerceNumber(raw: string, integer: boolean): number {
+  const t = raw.trim();
+  const n = t === '' ? NaN : Number(t);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new Error(`"${raw}" is not ${integer ? 'an integer' : 'a number'}`);
+  return n;
+}
+
+function coerceBoolean(raw: string): boolean {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`"${raw}" is not a boolean (true or false)`);
+}
+
+/** Any parseable instant → canonical UTC ISO string, so text comparison on SQLite orders correctly. */
+export function toIsoTimestamp(v: unknown): string {
+  const d = v instanceof Date ? v : new Date(typeof v === 'number' ? v : String(v));
+  if (Number.isNaN(d.getTime())) throw new Error(`"${String(v)}" is not a date-time`);
+  return d.toISOString();
+}
+
+function fromDbNumber(v: unknown): unknown {
+  if (typeof v === 'string' && v !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : v;
+  }
+  return v;
+}
+
+function fromDbBoolean(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  return v === true || v === 1 || v === '1' || v === 't';
+}
+
+function fromDbJson(v: unknown): unknown {
+  if (typeof v === 'string') {
+    try {
+      return JSON.parse(v);
+    } catch {
+      return v;
+    }
+  }
+  return v;
+}
+
+function fromDbTimestamp(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  return toIsoTimestamp(v);
+}
+
+function fromDbDate(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  return v;
+}
+
+const identity = (v: unknown): unknown => v;
+const text = (raw: string): unknown => raw;
+
+function stringSchema(a: ScalarAttribute, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const s: Record<string, unknown> = { type: 'string', ...extra };
+  if (a.minLength !== undefined) s.minLength = a.minLength;
+  if (a.maxLength !== undefined) s.maxLength = a.maxLength;
+  if (a.pattern !== undefined) s.pattern = a.pattern;
+  return s;
+}
+
+function numberSchema(a: ScalarAttribute, type: 'integer' | 'number'): Record<string, unknown> {
+  const s: Record<string, unknown> = { type };
+  if (a.min !== undefined) s.minimum = a.min;
+  if (a.max !== undefined) s.maximum = a.max;
+  return s;
+}
+
+const textKind = (column: (a: ScalarAttribute) => ColumnSpec, extra: Record<string, unknown> = {}): KindSpec => ({
+  column,
+  schema: (a) => stringSchema(a, extra),
+  valueClass: 'text',
+  coerce: text,
+  fromDb: identity,
+  toDb: identity,
+});
+
+const varchar = (a: ScalarAttribute): ColumnSpec => ({ method: 'string', args: [Math.max(a.maxLength ?? 255, 1)] });
+
+export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
+  string: textKind(varchar),
+  text: textKind(() => ({ method: 'text', args: [] })),
+  email: textKind(varchar, { format: 'email' }),
+  uid: textKind(varchar, { pattern: '^[A-Za-z0-9]+(?:[-_.~][A-Za-z0-9]+)*$' }),
+  enumeration: {
+    column: (a) => ({ method: 'string', args: [Math.max(...(a.enum ?? ['']).map((e) => e.length), 16)] }),
+    schema: (a) => ({ type: 'string', enum: [...(a.enum ?? [])] }),
+    valueClass: 'text',
+    coerce: text,
+    fromDb: identity,
+    toDb: identity,
+  },
+  password: {
+    column: () => ({ method: 'string', args: [255] }),
+    schema: (a) => stringSchema(a, { minLength: a.minLength ?? 8 }),
+    valueClass: 'secret',
+    coerce: text,
+    fromDb: identity,
+    toDb: identity,
+  },
+  integer: {
+    column: () => ({ method: 'integer', args: [] }),
+    schema: (a) => numberSchema(a, 'integer'),
+    valueClass: 'number',
+    coerce: (raw) => coerceNumber(raw, true),
+    fromDb: fromDbNumber,
+    toDb: identity,
+  },
+  biginteger: {
+    column: () => ({ method: 'bigInteger', args: [] }),
+    schema: (a) => numberSchema(a, 'integer'),
+    valueClass: 'number',
+    coerce: (raw) => coerceNumber(raw, true),
+    fromDb: fromDbNumber,
+    toDb: identity,
+  },
+  decimal: {
+    column: () => ({ method: 'decimal', args: [18, 4] }),
+    schema: (a) => numberSchema(a, 'number'),
+    valueClass: 'number',
+    coerce: (raw) => coerceNumber(raw, false),
+    fromDb: fromDbNumber,
+    toDb: identity,
+  },
+  float: {
+    column: () => ({ method: 'double', args: [] }),
+    schema: (a) => numberSchema(a, 'number'),
+    valueClass: 'number',
+    coerce: (raw) => coerceNumber(raw, false),
+    fromDb: fromDbNumber,
+    toDb: identity,
+  },
+  boolean: {
+    column: () => ({ method: 'boolean', args: [] }),
+    schema: () => ({ type: 'boolean' }),
+    valueClass: 'boolean',
+    coerce: coerceBoolean,
+    fromDb: fromDbBoolean,
+    toDb: identity,
+  },
+  date: {
+    column: () => ({ method: 'date', args: [] }),
+    schema: () => ({ type: 'string', format: 'date' }),
+    valueClass: 'date',
+    coerce: (raw) => {
+      if (!ISO_DATE.test(raw) || Number.isNaN(Date.parse(raw))) throw new Error(`"${raw}" is not a date (YYYY-MM-DD)`);
+      return raw;
+    },
+    fromDb: fromDbDate,
+    toDb: identity,
+  },
+  datetime: {
+    column: () => ({ method: 'timestamp', args: [{ useTz: true, precision: 3 }] }),
+    schema: () => ({ type: 'string', format: 'date-time' }),
+    valueClass: 'date',
+    coerce: toIsoTimestamp,
+    fromDb: fromDbTimestamp,
+    toDb: (v) => (v === null || v === undefined ? v : toIsoTimestamp(v)),
+  },
+  time: {
+    column: () => ({ method: 'time', args: [] }),
+    schema: () => ({ type: 'string', pattern: ISO_TIME.source }),
+    valueClass: 'date',
+    coerce: (raw) => {
+      if (!ISO_TIME.test(raw)) throw new Error(`"${raw}" is not a time (HH:MM:SS)`);
+      return raw;
+    },
+    fromDb: identity,
+    toDb: identity,
+  },
+  json: {
+    column: () => ({ method: 'jsonb', args: [] }),
+    schema: () => ({}),
+    valueClass: 'json',
+    coerce: text,
+    fromDb: fromDbJson,
+    toDb: (v) => (v === null || v === undefined ? v : JSON.stringify(v)),
+  },
+};

@@ -1,0 +1,279 @@
+/**
+ * Raw YAML documents → frozen Registry. Every problem becomes a RegistryError naming the file,
+ * the path inside it and the problem (`content-types/fee-type.yaml: attributes.institute.target:
+ * unknown model "institue"`).
+ */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { ATTRIBUTE_KINDS } from './attribute-kinds';
+import type { RawDocument } from './load';
+import { CONTENT_TYPE_META_SCHEMA, type RawAttribute, type RawContentType } from './meta-schema';
+import { MODEL_NAME, snakeCase, tableName } from './naming';
+import { RegistryError } from './registry-error';
+import {
+  type Attribute,
+  type ContentType,
+  type IndexSpec,
+  type JoinTable,
+  type Registry,
+  type RelationAttribute,
+  type ScalarAttribute,
+  type ScalarType,
+  SYSTEM_FIELDS,
+} from './types';
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+addFormats(ajv);
+const validateMeta = ajv.compile<RawContentType>(CONTENT_TYPE_META_SCHEMA);
+
+const SYSTEM_NAMES: ReadonlySet<string> = new Set(SYSTEM_FIELDS.map((f) => f.name));
+
+interface Draft {
+  readonly doc: RawDocument;
+  readonly raw: RawContentType;
+  readonly name: string;
+  readonly table: string;
+}
+
+function fail(doc: RawDocument, path: string, problem: string): never {
+  throw new RegistryError(`${doc.file}: ${path ? `${path}: ` : ''}${problem}`);
+}
+
+function checkShape(doc: RawDocument): RawContentType {
+  if (!validateMeta(doc.data)) {
+    const e = validateMeta.errors?.[0];
+    const path = (e?.instancePath ?? '').split('/').filter(Boolean).join('.');
+    let problem = e?.message ?? 'invalid';
+    if (e?.keyword === 'additionalProperties') problem = `unknown option "${String(e.params.additionalProperty)}"`;
+    if (e?.keyword === 'enum') problem = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    if (e?.keyword === 'propertyNames') problem = `attribute name "${String(e.params.propertyName)}" must be camelCase letters and digits`;
+    fail(doc, path, problem);
+  }
+  return doc.data;
+}
+
+const scalarType = (t: RawAttribute['type']): ScalarType | null =>
+  t === 'media' || t === 'relation' ? null : t === 'slug' ? 'uid' : t;
+
+const RELATION_ONLY = ['relation', 'target', 'inversedBy', 'mappedBy', 'onDelete'] as const;
+const MEDIA_ONLY = ['multiple', 'allowedTypes'] as const;
+const SCALAR_ONLY = ['unique', 'index', 'default', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', 'renamedFrom'] as const;
+
+function refuseOptions(doc: RawDocument, path: string, raw: RawAttribute, keys: readonly (keyof RawAttribute)[]): void {
+  for (const k of keys) if (raw[k] !== undefined) fail(doc, `${path}.${k}`, `not allowed for type ${raw.type}`);
+}
+
+function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: ScalarType): ScalarAttribute {
+  const path = `attributes.${name}`;
+  refuseOptions(doc, path, raw, [...RELATION_ONLY, ...MEDIA_ONLY]);
+  if (type === 'enumeration' && !raw.enum) fail(doc, `${path}.enum`, 'required for type enumeration');
+  if (type !== 'enumeration' && raw.enum) fail(doc, `${path}.enum`, `not allowed for type ${raw.type}`);
+  if (raw.pattern !== undefined) {
+    try {
+      new RegExp(raw.pattern, 'u');
+    } catch {
+      fail(doc, `${path}.pattern`, `not a valid regular expression: ${raw.pattern}`);
+    }
+  }
+  if (type === 'password' && raw.unique) fail(doc, `${path}.unique`, 'a password cannot be unique');
+  if ((type === 'json' || type === 'text') && raw.unique) fail(doc, `${path}.unique`, `a ${type} field cannot be unique`);
+  const attr: ScalarAttribute = {
+    kind: 'scalar',
+    name,
+    type,
+    column: snakeCase(name),
+    required: raw.required ?? false,
+    unique: raw.unique ?? false,
+    index: raw.index ?? false,
+    // spec: a password is private and stored hashed
+    private: type === 'password' ? true : (raw.private ?? false),
+    ...(raw.default !== undefined && { default: raw.default }),
+    ...(raw.min !== undefined && { min: raw.min }),
+    ...(raw.max !== undefined && { max: raw.max }),
+    ...(raw.minLength !== undefined && { minLength: raw.minLength }),
+    ...(raw.maxLength !== undefined && { maxLength: raw.maxLength }),
+    ...(raw.pattern !== undefined && { pattern: raw.pattern }),
+    ...(raw.enum !== undefined && { enum: raw.enum }),
+    ...(raw.renamedFrom !== undefined && { renamedFrom: raw.renamedFrom }),
+  };
+  if (raw.default !== undefined) {
+    const check = ajv.compile(ATTRIBUTE_KINDS[type].schema(attr));
+    if (!check(raw.default)) fail(doc, `${path}.default`, `${JSON.stringify(raw.default)} ${check.errors?.[0]?.message ?? 'is not valid'}`);
+  }
+  return attr;
+}
+
+function joinTableFor(owner: Draft, attrName: string, target: Draft): JoinTable {
+  const ownerColumn = `${owner.table}_id`;
+  const targetColumn = owner.table === target.table ? `related_${target.table}_id` : `${target.table}_id`;
+  return { table: `${owner.table}_${snakeCase(attrName)}_links`, ownerColumn, targetColumn };
+}
+
+function buildRelation(doc: RawDocument, draft: Draft, name: string, raw: RawAttribute, drafts: ReadonlyMap<string, Draft>): RelationAttribute {
+  const path = `attributes.${name}`;
+  refuseOptions(doc, path, raw, [...SCALAR_ONLY, ...MEDIA_ONLY]);
+  if (!raw.relation) fail(doc, `${path}.relation`, `required for type relation (${['manyToOne', 'oneToMany', 'oneToOne', 'manyToMany'].join(', ')})`);
+  if (!raw.target) fail(doc, `${path}.target`, 'required for type relation');
+  const target = drafts.get(raw.target);
+  if (!target) fail(doc, `${path}.target`, `unknown model "${raw.target}"`);
+  if (raw.inversedBy && raw.mappedBy) fail(doc, path, 'inversedBy and mappedBy exclude each other');
+
+  const mirror = (attrName: string, key: 'inversedBy' | 'mappedBy'): RawAttribute => {
+    const other = target.raw.attributes[attrName];
+    if (!other || other.type !== 'relation' || other.target !== draft.name) {
+      fail(doc, `${path}.${key}`, `model "${target.name}" has no relation "${attrName}" pointing back to "${draft.name}"`);
+    }
+    return other;
+  };
+  const kind = raw.relation;
+  const targetHasUserKey = typeof target.raw.userKey === 'string';
+  const base = { kind: 'relation' as const, name, relation: kind, target: target.name, required: raw.required ?? false, private: raw.private ?? false, onDelete: raw.onDelete ?? ('restrict' as const) };
+  const toOneOwner = (): RelationAttribute => ({
+    ...base,
+    owner: true,
+    column: `${snakeCase(name)}_id`,
+    joinTable: null,
+    inverse: raw.inversedBy ?? null,
+    idField: `${name}Id`,
+    userKeyField: targetHasUserKey ? `${name}UserKey` : null,
+  });
+
+  switch (kind) {
+    case 'manyToOne':
+      if (raw.mappedBy) fail(doc, `${path}.mappedBy`, 'a manyToOne relation owns its column; use inversedBy');
+      if (raw.inversedBy && mirror(raw.inversedBy, 'inversedBy').relation !== 'oneToMany') {
+        fail(doc, `${path}.inversedBy`, `"${target.name}.${raw.inversedBy}" must be a oneToMany relation`);
+      }
+      return toOneOwner();
+    case 'oneToMany': {
+      if (!raw.mappedBy) fail(doc, `${path}.mappedBy`, `required: the manyToOne attribute of "${target.name}" that points here`);
+      const other = mirror(raw.mappedBy, 'mappedBy');
+      if (other.relation !== 'manyToOne') fail(doc, `${path}.mappedBy`, `"${target.name}.${raw.mappedBy}" must be a manyToOne relation`);
+      if (raw.required) fail(doc, `${path}.required`, 'the inverse side of a relation cannot be required');
+      return { ...base, owner: false, column: null, joinTable: null, inverse: raw.mappedBy, idField: null, userKeyField: null };
+    }
+    case 'oneToOne': {
+      if (!raw.mappedBy) {
+        if (raw.inversedBy && mirror(raw.inversedBy, 'inversedBy').relation !== 'oneToOne') fail(doc, `${path}.inversedBy`, 'must name a oneToOne relation');
+        return toOneOwner();
+      }
+      const other = mirror(raw.mappedBy, 'mappedBy');
+      if (other.relation !== 'oneToOne' || other.mappedBy) fail(doc, `${path}.mappedBy`, `"${target.name}.${raw.mappedBy}" must be the owning oneToOne side`);
+      return { ...base, owner: false, column: null, joinTable: null, inverse: raw.mappedBy, idField: null, userKeyField: null };
+    }
+    case 'manyToMany': {
+      if (!raw.mappedBy) {
+        if (raw.inversedBy && mirror(raw.inversedBy, 'inversedBy').relation !== 'manyToMany') fail(doc, `${path}.inversedBy`, 'must name a manyToMany relation');
+        return { ...base, owner: true, column: null, joinTable: joinTableFor(draft, name, target), inverse: raw.inversedBy ?? null, idField: null, userKeyField: null };
+      }
+      const other = mirror(raw.mappedBy, 'mappedBy');
+      if (other.relation !== 'manyToMany' || other.mappedBy) fail(doc, `${path}.mappedBy`, `"${target.name}.${raw.mappedBy}" must be the owning manyToMany side`);
+      const owned = joinTableFor(target, raw.mappedBy, draft);
+      return { ...base, owner: false, column: null, joinTable: { table: owned.table, ownerColumn: owned.targetColumn, targetColumn: owned.ownerColumn }, inverse: raw.mappedBy, idField: null, userKeyField: null };
+    }
+  }
+}
+
+function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentType {
+  const { doc, raw } = draft;
+  const attributes: Attribute[] = [];
+  const taken = new Map<string, string>();
+  const claim = (fieldName: string, by: string): void => {
+    if (SYSTEM_NAMES.has(fieldName)) fail(doc, `attributes.${by}`, `"${fieldName}" is a system field name`);
+    const prior = taken.get(fieldName);
+    if (prior !== undefined) fail(doc, `attributes.${by}`, `"${fieldName}" clashes with attribute "${prior}"`);
+    taken.set(fieldName, by);
+  };
+  for (const [name, rawAttr] of Object.entries(raw.attributes)) {
+    claim(name, name);
+    const st = scalarType(rawAttr.type);
+    if (st) {
+      attributes.push(buildScalar(doc, name, rawAttr, st));
+    } else if (rawAttr.type === 'media') {
+      refuseOptions(doc, `attributes.${name}`, rawAttr, [...RELATION_ONLY, ...SCALAR_ONLY]);
+      attributes.push({ kind: 'media', name, multiple: rawAttr.multiple ?? false, allowedTypes: rawAttr.allowedTypes ?? [], required: rawAttr.required ?? false, private: rawAttr.private ?? false });
+    } else {
+      const rel = buildRelation(doc, draft, name, rawAttr, drafts);
+      if (rel.idField) claim(rel.idField, name);
+      if (rel.userKeyField) claim(rel.userKeyField, name);
+      attributes.push(rel);
+    }
+  }
+  const columns = new Map<string, string>();
+  for (const a of attributes) {
+    const col = a.kind === 'scalar' ? a.column : a.kind === 'relation' ? a.column : null;
+    if (!col) continue;
+    const prior = columns.get(col);
+    if (prior) fail(doc, `attributes.${a.name}`, `column "${col}" clashes with attribute "${prior}"`);
+    if (SYSTEM_FIELDS.some((f) => f.column === col)) fail(doc, `attributes.${a.name}`, `column "${col}" is a system column`);
+    columns.set(col, a.name);
+  }
+  const byName = new Map(attributes.map((a) => [a.name, a] as const));
+  if (raw.userKey !== undefined) {
+    const key = byName.get(raw.userKey);
+    if (!key || key.kind !== 'scalar') fail(doc, 'userKey', `"${raw.userKey}" is not a scalar attribute of this model`);
+    if (!key.unique || !key.required) fail(doc, 'userKey', `"${raw.userKey}" must be required and unique`);
+  }
+  const indexes: IndexSpec[] = (raw.indexes ?? []).map((ix, i) => ({
+    unique: ix.unique ?? false,
+    columns: ix.columns.map((field, j) => {
+      const a = byName.get(field);
+      const sys = SYSTEM_FIELDS.find((f) => f.name === field);
+      const col = sys ? sys.column : a && a.kind === 'scalar' ? a.column : a && a.kind === 'relation' ? a.column : null;
+      if (!col) fail(doc, `indexes.${i}.columns.${j}`, `"${field}" is not a column of this model`);
+      return col;
+    }),
+  }));
+  return {
+    name: draft.name,
+    displayName: raw.displayName ?? draft.name,
+    description: raw.description ?? '',
+    table: draft.table,
+    softDelete: raw.softDelete ?? false,
+    userKey: raw.userKey ?? null,
+    attributes,
+    byName,
+    indexes,
+    source: doc.file,
+    plugin: doc.plugin,
+    internal: raw.internal ?? false,
+  };
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    if (o instanceof Map) for (const v of o.values()) deepFreeze(v);
+    else for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+/** Checks every document and builds the immutable registry. */
+export function buildRegistry(docs: readonly RawDocument[]): Registry {
+  const drafts = new Map<string, Draft>();
+  const tables = new Map<string, string>();
+  for (const doc of docs) {
+    const raw = checkShape(doc);
+    const name = raw.name ?? doc.stem;
+    if (!MODEL_NAME.test(name)) fail(doc, 'name', `"${name}" must be lower-case words joined by hyphens`);
+    const prior = drafts.get(name);
+    if (prior) fail(doc, 'name', `model "${name}" is already declared in ${prior.doc.file}`);
+    const table = raw.table ?? tableName(name);
+    const tablePrior = tables.get(table);
+    if (tablePrior) fail(doc, 'table', `table "${table}" is already used by model "${tablePrior}"`);
+    tables.set(table, name);
+    drafts.set(name, { doc, raw, name, table });
+  }
+  const contentTypes = [...drafts.values()].map((d) => buildModel(d, drafts));
+  const byName = new Map(contentTypes.map((c) => [c.name, c] as const));
+  for (const ct of contentTypes) {
+    for (const a of ct.attributes) {
+      if (a.kind !== 'relation' || !a.owner || a.relation !== 'manyToMany') continue;
+      const join = a.joinTable?.table ?? '';
+      if (tables.has(join)) throw new RegistryError(`${ct.source}: attributes.${a.name}: join table "${join}" clashes with a model table`);
+    }
+  }
+  const registry: Registry = { contentTypes, get: (name) => byName.get(name) };
+  return deepFreeze(registry);
+}

@@ -1,0 +1,19 @@
+/** Path ↔ table ↔ column rules (pure). */
+
+/** `feeType` → `fee_type`; `instituteUserKey` → `institute_user_key`. */
+export function snakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .replace(/-/g, '_')
+    .toLowerCase();
+}
+
+/** `fee-type` → `fee_type` (default table name). */
+export function tableName(modelName: string): string {
+  return modelName.replace(/-/g, '_');
+}
+
+export const MODEL_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+export const ATTRIBUTE_NAME = /^[a-z][a-zA-Z0-9]*$/;
+export const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -1,0 +1,119 @@
+/** The registry: frozen, read-only description of every model. Everything else is derived from it. */
+
+export const SCALAR_TYPES = [
+  'string', 'text', 'email', 'uid', 'integer', 'biginteger', 'decimal', 'float',
+  'boolean', 'date', 'datetime', 'time', 'enumeration', 'json', 'password',
+] as const;
+export type ScalarType = (typeof SCALAR_TYPES)[number];
+
+export const RELATION_KINDS = ['manyToOne', 'oneToMany', 'oneToOne', 'manyToMany'] as const;
+export type RelationKind = (typeof RELATION_KINDS)[number];
+
+interface AttributeBase {
+  /** API name (camelCase). */
+  readonly name: string;
+  readonly required: boolean;
+  /** Never returned, filtered, sorted, grouped or populated. */
+  readonly private: boolean;
+}
+
+export interface ScalarAttribute extends AttributeBase {
+  readonly kind: 'scalar';
+  readonly type: ScalarType;
+  readonly column: string;
+  readonly unique: boolean;
+  readonly index: boolean;
+  readonly default?: unknown;
+  readonly min?: number;
+  readonly max?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly enum?: readonly string[];
+  /** A declared rename: the migration renames this column instead of drop + add. */
+  readonly renamedFrom?: string;
+}
+
+export interface MediaAttribute extends AttributeBase {
+  readonly kind: 'media';
+  readonly multiple: boolean;
+  /** MIME patterns such as `image/*`; empty: any type. */
+  readonly allowedTypes: readonly string[];
+}
+
+export interface JoinTable {
+  readonly table: string;
+  /** Column pointing at the owning model's row. */
+  readonly ownerColumn: string;
+  /** Column pointing at the target model's row. */
+  readonly targetColumn: string;
+}
+
+export interface RelationAttribute extends AttributeBase {
+  readonly kind: 'relation';
+  readonly relation: RelationKind;
+  /** Target model name. */
+  readonly target: string;
+  /** True when this side stores the link (a column here or the join table). */
+  readonly owner: boolean;
+  /** Owning to-one: the foreign-key column on this table. */
+  readonly column: string | null;
+  /** manyToMany: the join table (for an inverse side, the owner's table seen from the owner). */
+  readonly joinTable: JoinTable | null;
+  /** The attribute on the target that mirrors this one (inversedBy / mappedBy). */
+  readonly inverse: string | null;
+  /** Owning to-one: the body names `<name>Id` and `<name>UserKey`. */
+  readonly idField: string | null;
+  readonly userKeyField: string | null;
+  readonly onDelete: 'restrict' | 'set null' | 'cascade';
+}
+
+export type Attribute = ScalarAttribute | MediaAttribute | RelationAttribute;
+
+export interface IndexSpec {
+  readonly columns: readonly string[];
+  readonly unique: boolean;
+}
+
+export interface ContentType {
+  /** Path name: lower-case, hyphenated (`fee-type`). */
+  readonly name: string;
+  readonly displayName: string;
+  readonly description: string;
+  readonly table: string;
+  readonly softDelete: boolean;
+  /** Attribute name of the alternative key other models may use to name a record. */
+  readonly userKey: string | null;
+  readonly attributes: readonly Attribute[];
+  readonly byName: ReadonlyMap<string, Attribute>;
+  readonly indexes: readonly IndexSpec[];
+  /** The YAML file it came from (for messages). */
+  readonly source: string;
+  /** The plugin that contributed it, or null for content-types/. */
+  readonly plugin: string | null;
+  /** Models only admins reach by default (plugin models). */
+  readonly internal: boolean;
+}
+
+export interface Registry {
+  readonly contentTypes: readonly ContentType[];
+  get(name: string): ContentType | undefined;
+}
+
+/** Columns every model's table has (spec 2.2). `type` drives query coercion and serialization. */
+export const SYSTEM_FIELDS = [
+  { name: 'id', column: 'id', type: 'integer' },
+  { name: 'createdAt', column: 'created_at', type: 'datetime' },
+  { name: 'updatedAt', column: 'updated_at', type: 'datetime' },
+  { name: 'deletedAt', column: 'deleted_at', type: 'datetime' },
+  { name: 'deletedTracker', column: 'deleted_tracker', type: 'string' },
+  { name: 'publishedAt', column: 'published_at', type: 'datetime' },
+  { name: 'localeName', column: 'locale_name', type: 'string' },
+  { name: 'defaultEntityLocaleId', column: 'default_entity_locale_id', type: 'integer' },
+  { name: 'createdById', column: 'created_by_id', type: 'integer' },
+  { name: 'updatedById', column: 'updated_by_id', type: 'integer' },
+] as const satisfies readonly { name: string; column: string; type: ScalarType }[];
+export type SystemField = (typeof SYSTEM_FIELDS)[number];
+
+/** `deletedTracker` of an active record; unique columns of soft-delete models are unique with it (spec 3.1 rule 2). */
+export const NOT_DELETED = 'not-deleted';

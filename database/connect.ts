@@ -1,0 +1,64 @@
+/** Config → Knex for SQLite or PostgreSQL, with the pragmas and type parsers that make both answer alike. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+import type { DatabaseTarget } from '../config/schema';
+import type { Dialect } from './dialects/dialect';
+import { postgresDialect } from './dialects/postgres';
+import { sqliteDialect } from './dialects/sqlite';
+
+export interface Database {
+  readonly db: Knex;
+  readonly dialect: Dialect;
+}
+
+/** int8 → number when it is safe, numeric → number, date stays `YYYY-MM-DD` (never shifted by the server's zone). */
+const PG_PARSERS: Record<number, (v: string) => unknown> = {
+  20: (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : v),
+  1700: (v) => Number(v),
+  1082: (v) => v,
+};
+
+const pgTypes = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    PG_PARSERS[oid] ?? (format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text')),
+};
+
+interface SqliteConnection {
+  run(sql: string, cb: (err: Error | null) => void): void;
+}
+
+export function connect(target: DatabaseTarget, opts: { poolMax?: number } = {}): Database {
+  if (target.client === 'pg') {
+    const db = knex({
+      client: 'pg',
+      connection: { connectionString: target.connectionString, types: pgTypes, connectionTimeoutMillis: 5000 } as Knex.PgConnectionConfig,
+      searchPath: target.schema ? [target.schema] : undefined,
+      pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: 5000 },
+      acquireConnectionTimeout: 5000,
+    });
+    return { db, dialect: postgresDialect };
+  }
+  if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });
+  const db = knex({
+    client: 'sqlite3',
+    connection: { filename: target.filename },
+    useNullAsDefault: true,
+    // node-sqlite3 serializes on one connection; a single pooled connection keeps transactions simple and safe.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+        const pragmas = ['PRAGMA foreign_keys = ON', 'PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 5000', 'PRAGMA synchronous = NORMAL'];
+        const next = (i: number): void => {
+          if (i === pragmas.length) return done(null, conn);
+          conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
+        };
+        next(0);
+      },
+    },
+    acquireConnectionTimeout: 10000,
+  });
+  return { db, dialect: sqliteDialect };
+}

@@ -1,0 +1,51 @@
+import type { Knex } from 'knex';
+import { type Dialect, type DbFault, likePattern } from './dialect';
+
+function errCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+/** `UNIQUE constraint failed: fee_type.fee_type, fee_type.deleted_tracker` → table + columns. */
+function constraintColumns(message: string): { table: string | null; columns: string[] } {
+  const m = /constraint failed: (.+)$/.exec(message);
+  if (!m) return { table: null, columns: [] };
+  const parts = m[1].split(',').map((s) => s.trim().split('.'));
+  return { table: parts[0]?.length === 2 ? parts[0][0] : null, columns: parts.map((p) => p[p.length - 1]) };
+}
+
+export const sqliteDialect: Dialect = {
+  rowLocks: false,
+  name: 'sqlite',
+
+  like(column, value, { caseInsensitive, mode }) {
+    if (caseInsensitive) {
+      // SQLite's LIKE folds ASCII case only; lower() on both sides makes the intent explicit.
+      return { sql: "lower(??) LIKE lower(?) ESCAPE '\\'", bindings: [column, likePattern(value, mode)] };
+    }
+    // SQLite's LIKE ignores case: compare exact substrings instead, so the case-sensitive operators are.
+    if (mode === 'contains') return { sql: 'instr(??, ?) > 0', bindings: [column, value] };
+    if (value === '') return { sql: '?? IS NOT NULL', bindings: [column] };
+    if (mode === 'startsWith') return { sql: 'substr(??, 1, length(?)) = ?', bindings: [column, value, value] };
+    return { sql: 'substr(??, -length(?)) = ?', bindings: [column, value, value] };
+  },
+
+  classifyError(err): DbFault | null {
+    const code = errCode(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (code === 'SQLITE_CONSTRAINT') {
+      if (message.includes('UNIQUE constraint failed')) return { kind: 'unique', ...constraintColumns(message) };
+      if (message.includes('FOREIGN KEY constraint failed')) return { kind: 'foreignKey', table: null, columns: [] };
+      if (message.includes('NOT NULL constraint failed')) return { kind: 'notNull', ...constraintColumns(message) };
+    }
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') {
+      return { kind: 'unavailable', message: 'the database is busy or unavailable' };
+    }
+    if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_RANGE') return { kind: 'invalidValue', message: 'a value is too large' };
+    return null;
+  },
+
+  async listTables(db: Knex) {
+    const rows: { name: string }[] = await db('sqlite_master').select('name').where('type', 'table').whereNot('name', 'like', 'sqlite_%');
+    return rows.map((r) => r.name);
+  },
+};

@@ -1,0 +1,109 @@
+/** Migrations driven by the registry: make (diff → file), latest, rollback, status, and the start-up loop. */
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import type { Registry } from '../core/registry/types';
+import { desiredSchema } from './schema/desired';
+import { diffSchemas, snapshotOf } from './schema/diff';
+import { describeOp, toMigrationSource } from './schema/to-migration';
+import type { SchemaDef, SchemaDiff } from './schema/types';
+
+export class DestructiveChangeError extends Error {
+  constructor(readonly changes: readonly string[]) {
+    super(`the registry change would lose data (${changes.join('; ')}); review it and run \`npm run admin -- migrate:make <name> --allow-destructive\``);
+    this.name = 'DestructiveChangeError';
+  }
+}
+
+const MIGRATION_FILE = /^\d{14,17}_[a-z0-9_-]+\.js$/i;
+
+export function migrationFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => MIGRATION_FILE.test(f)).sort();
+}
+
+function knexConfig(dir: string): Knex.MigratorConfig {
+  return { directory: dir, loadExtensions: ['.js'], tableName: 'knex_migrations', sortDirsSeparately: false };
+}
+
+/** The snapshot stored in the newest migration file, or null when there is none. */
+export function latestSnapshot(dir: string): SchemaDef | null {
+  const files = migrationFiles(dir);
+  const last = files[files.length - 1];
+  if (!last) return null;
+  const path = join(dir, last);
+  delete require.cache[require.resolve(path)];
+  const mod = require(path) as { snapshot?: SchemaDef };
+  if (!mod.snapshot) throw new Error(`${path}: has no exported snapshot; was it written by migrate:make?`);
+  return mod.snapshot;
+}
+
+/** What the registry needs that the last migration does not give. */
+export function pendingDiff(registry: Registry, dir: string): SchemaDiff {
+  return diffSchemas(latestSnapshot(dir), desiredSchema(registry));
+}
+
+function stamp(d: Date): string {
+  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}${p(d.getUTCMilliseconds(), 3)}`;
+}
+
+export interface MadeMigration {
+  readonly file: string;
+  readonly changes: readonly string[];
+}
+
+/** Writes a migration for the registry's changes; null when there is nothing to do. */
+export function makeMigration(registry: Registry, dir: string, name: string, allowDestructive: boolean, now = new Date()): MadeMigration | null {
+  if (!/^[a-z0-9_-]+$/i.test(name)) throw new Error(`migration name "${name}" may hold only letters, digits, "-" and "_"`);
+  const diff = pendingDiff(registry, dir);
+  if (diff.ops.length === 0) return null;
+  if (diff.destructive.length > 0 && !allowDestructive) throw new DestructiveChangeError(diff.destructive);
+  mkdirSync(dir, { recursive: true });
+  const existing = migrationFiles(dir);
+  let ts = stamp(now);
+  const lastTs = existing.length ? existing[existing.length - 1].split('_')[0] : '';
+  if (ts <= lastTs) ts = String(BigInt(lastTs) + 1n);
+  const file = join(dir, `${ts}_${name}.js`);
+  writeFileSync(file, toMigrationSource(name, diff, snapshotOf(desiredSchema(registry)), now));
+  return { file, changes: diff.ops.map(describeOp) };
+}
+
+export async function migrateLatest(db: Knex, dir: string): Promise<string[]> {
+  if (migrationFiles(dir).length === 0) return [];
+  const [, applied] = (await db.migrate.latest(knexConfig(dir))) as [number, string[]];
+  return applied;
+}
+
+export async function migrateRollback(db: Knex, dir: string, all = false): Promise<string[]> {
+  const [, undone] = (await db.migrate.rollback(knexConfig(dir), all)) as [number, string[]];
+  return undone;
+}
+
+export interface MigrationStatus {
+  readonly applied: readonly string[];
+  readonly pending: readonly string[];
+}
+
+export async function migrationStatus(db: Knex, dir: string): Promise<MigrationStatus> {
+  if (migrationFiles(dir).length === 0) return { applied: [], pending: [] };
+  const [done, pending] = (await db.migrate.list(knexConfig(dir))) as [{ name: string }[], { file: string }[]];
+  return { applied: done.map((d) => d.name), pending: pending.map((p) => p.file) };
+}
+
+/**
+ * The start-up loop: apply pending migrations; with `autoMigrate` (outside production) first write one
+ * for a registry change, so an editor's loop is "edit YAML, restart".
+ */
+export async function prepareSchema(db: Knex, registry: Registry, opts: { dir: string; autoMigrate: boolean; allowDestructive: boolean }): Promise<{ made: MadeMigration | null; applied: string[] }> {
+  let made: MadeMigration | null = null;
+  if (opts.autoMigrate) made = makeMigration(registry, opts.dir, 'auto', opts.allowDestructive);
+  const applied = await migrateLatest(db, opts.dir);
+  if (!opts.autoMigrate) {
+    const left = pendingDiff(registry, opts.dir);
+    if (left.ops.length > 0) {
+      throw new Error(`the registry has changes no migration covers (${left.ops.map(describeOp).join(', ')}); run \`npm run admin -- migrate:make <name>\``);
+    }
+  }
+  return { made, applied };
+}

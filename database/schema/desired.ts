@@ -1,0 +1,118 @@
+/** Registry → the tables, columns and indexes it needs (pure). */
+import { createHash } from 'node:crypto';
+import { ATTRIBUTE_KINDS } from '../../core/registry/attribute-kinds';
+import { snakeCase } from '../../core/registry/naming';
+import { type ContentType, NOT_DELETED, type Registry } from '../../core/registry/types';
+import type { ColumnDef, IndexDef, SchemaDef, TableDef } from './types';
+
+const TIMESTAMP = { method: 'timestamp', args: [{ useTz: true, precision: 3 }] } as const;
+
+/** Index names stay within PostgreSQL's 63 bytes; a hash keeps long ones distinct. */
+export function indexName(table: string, columns: readonly string[], unique: boolean): string {
+  const name = `${table}_${columns.join('_')}_${unique ? 'unique' : 'index'}`;
+  if (name.length <= 63) return name;
+  const hash = createHash('sha1').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, 54)}_${hash}`;
+}
+
+function systemColumns(): ColumnDef[] {
+  return [
+    { name: 'id', spec: { method: 'increments', args: [] }, nullable: false },
+    { name: 'created_at', spec: TIMESTAMP, nullable: false },
+    { name: 'updated_at', spec: TIMESTAMP, nullable: false },
+    { name: 'deleted_at', spec: TIMESTAMP, nullable: true },
+    { name: 'deleted_tracker', spec: { method: 'string', args: [64] }, nullable: false, default: NOT_DELETED },
+    { name: 'published_at', spec: TIMESTAMP, nullable: true },
+    { name: 'locale_name', spec: { method: 'string', args: [32] }, nullable: true },
+    { name: 'default_entity_locale_id', spec: { method: 'integer', args: [] }, nullable: true },
+    { name: 'created_by_id', spec: { method: 'integer', args: [] }, nullable: true },
+    { name: 'updated_by_id', spec: { method: 'integer', args: [] }, nullable: true },
+  ];
+}
+
+function dbDefault(v: unknown): string | number | boolean | undefined {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
+}
+
+function modelTable(ct: ContentType, registry: Registry): TableDef {
+  const columns = systemColumns();
+  const indexes: IndexDef[] = [];
+  const addIndex = (cols: string[], unique: boolean): void => {
+    const name = indexName(ct.table, cols, unique);
+    if (!indexes.some((i) => i.name === name)) indexes.push({ name, columns: cols, unique });
+  };
+  // spec 3.1 rule 2: on soft-delete models a unique value is unique together with deleted_tracker.
+  const uniqueCols = (col: string): string[] => (ct.softDelete ? [col, 'deleted_tracker'] : [col]);
+  for (const a of ct.attributes) {
+    if (a.kind === 'scalar') {
+      const def = dbDefault(a.default);
+      columns.push({
+        name: a.column,
+        spec: ATTRIBUTE_KINDS[a.type].column(a),
+        nullable: true,
+        ...(def !== undefined && a.type !== 'json' && { default: def }),
+        ...(a.renamedFrom !== undefined && { renamedFrom: snakeCase(a.renamedFrom) }),
+      });
+      if (a.unique) addIndex(uniqueCols(a.column), true);
+      else if (a.index) addIndex([a.column], false);
+    } else if (a.kind === 'relation' && a.column) {
+      const target = registry.get(a.target);
+      if (!target) continue;
+      columns.push({ name: a.column, spec: { method: 'integer', args: [] }, nullable: true, references: { table: target.table, column: 'id', onDelete: a.onDelete } });
+      if (a.relation === 'oneToOne') addIndex(uniqueCols(a.column), true);
+      else addIndex([a.column], false); // foreign keys get an index by default
+    }
+  }
+  for (const ix of ct.indexes) addIndex([...ix.columns], ix.unique);
+  return { name: ct.table, columns, indexes };
+}
+
+function joinTables(ct: ContentType, registry: Registry): TableDef[] {
+  const out: TableDef[] = [];
+  for (const a of ct.attributes) {
+    if (a.kind !== 'relation' || !a.owner || !a.joinTable) continue;
+    const target = registry.get(a.target);
+    if (!target) continue;
+    const { table, ownerColumn, targetColumn } = a.joinTable;
+    out.push({
+      name: table,
+      columns: [
+        { name: 'id', spec: { method: 'increments', args: [] }, nullable: false },
+        { name: ownerColumn, spec: { method: 'integer', args: [] }, nullable: false, references: { table: ct.table, column: 'id', onDelete: 'cascade' } },
+        { name: targetColumn, spec: { method: 'integer', args: [] }, nullable: false, references: { table: target.table, column: 'id', onDelete: 'cascade' } },
+      ],
+      indexes: [
+        { name: indexName(table, [ownerColumn, targetColumn], true), columns: [ownerColumn, targetColumn], unique: true },
+        { name: indexName(table, [targetColumn], false), columns: [targetColumn], unique: false },
+      ],
+    });
+  }
+  return out;
+}
+
+/** The schema the registry needs. Tables come in dependency order (referenced tables first). */
+export function desiredSchema(registry: Registry): SchemaDef {
+  const tables = registry.contentTypes.flatMap((ct) => [modelTable(ct, registry), ...joinTables(ct, registry)]);
+  return { version: 1, tables: orderByDependency(tables) };
+}
+
+/** Topological order on foreign keys; self references and cycles keep declaration order. */
+export function orderByDependency(tables: readonly TableDef[]): TableDef[] {
+  const byName = new Map(tables.map((t) => [t.name, t] as const));
+  const done = new Set<string>();
+  const visiting = new Set<string>();
+  const out: TableDef[] = [];
+  const visit = (t: TableDef): void => {
+    if (done.has(t.name) || visiting.has(t.name)) return;
+    visiting.add(t.name);
+    for (const c of t.columns) {
+      const dep = c.references ? byName.get(c.references.table) : undefined;
+      if (dep && dep.name !== t.name) visit(dep);
+    }
+    visiting.delete(t.name);
+    done.add(t.name);
+    out.push(t);
+  };
+  tables.forEach(visit);
+  return out;
+}

@@ -1,0 +1,90 @@
+/** (last snapshot, desired) → the operations that take one to the other (pure). */
+import { orderByDependency } from './desired';
+import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
+
+/** A column's identity without the rename hint. */
+function columnKey(c: ColumnDef): string {
+  return JSON.stringify({ spec: c.spec, nullable: c.nullable, default: c.default ?? null, references: c.references ?? null });
+}
+
+function sameIndex(a: IndexDef, b: IndexDef): boolean {
+  return a.unique === b.unique && a.columns.join(',') === b.columns.join(',');
+}
+
+export function diffSchemas(from: SchemaDef | null, to: SchemaDef): SchemaDiff {
+  const before = new Map((from?.tables ?? []).map((t) => [t.name, t] as const));
+  const after = new Map(to.tables.map((t) => [t.name, t] as const));
+  const ops: MigrationOp[] = [];
+  const destructive: string[] = [];
+
+  const created = orderByDependency(to.tables.filter((t) => !before.has(t.name)));
+  for (const table of created) ops.push({ op: 'createTable', table });
+
+  for (const next of to.tables) {
+    const prev = before.get(next.name);
+    if (prev) ops.push(...diffTable(prev, next, destructive));
+  }
+
+  const dropped = orderByDependency([...before.values()].filter((t) => !after.has(t.name))).reverse();
+  for (const table of dropped) {
+    ops.push({ op: 'dropTable', table });
+    destructive.push(`drop table ${table.name}`);
+  }
+  return { ops, destructive };
+}
+
+function diffTable(prev: TableDef, next: TableDef, destructive: string[]): MigrationOp[] {
+  const table = next.name;
+  const prevCols = new Map(prev.columns.map((c) => [c.name, c] as const));
+  const nextNames = new Set(next.columns.map((c) => c.name));
+  const renames = new Map<string, string>(); // old → new
+  for (const c of next.columns) {
+    if (c.renamedFrom && !prevCols.has(c.name) && prevCols.has(c.renamedFrom) && !nextNames.has(c.renamedFrom)) renames.set(c.renamedFrom, c.name);
+  }
+  const renamedTo = new Map([...renames].map(([o, n]) => [n, o] as const));
+
+  const dropIndexes: MigrationOp[] = [];
+  const addIndexes: MigrationOp[] = [];
+  const nextIdx = new Map(next.indexes.map((i) => [i.name, i] as const));
+  const prevIdx = new Map(prev.indexes.map((i) => [i.name, i] as const));
+  const touched = new Set<string>([...renames.keys()]);
+  const columnOps: MigrationOp[] = [];
+
+  for (const [from, to] of renames) columnOps.push({ op: 'renameColumn', table, from, to });
+  for (const c of prev.columns) {
+    if (!nextNames.has(c.name) && !renames.has(c.name)) {
+      columnOps.push({ op: 'dropColumn', table, column: c });
+      destructive.push(`drop column ${table}.${c.name}`);
+      touched.add(c.name);
+    }
+  }
+  for (const c of next.columns) {
+    const old = prevCols.get(renamedTo.get(c.name) ?? c.name);
+    if (!old) {
+      columnOps.push({ op: 'addColumn', table, column: c });
+    } else if (columnKey(old) !== columnKey(c)) {
+      columnOps.push({ op: 'alterColumn', table, from: { ...old, name: c.name }, to: c });
+      touched.add(old.name);
+      if (JSON.stringify(old.spec) !== JSON.stringify(c.spec)) destructive.push(`change type of ${table}.${c.name} (${old.spec.method} → ${c.spec.method})`);
+    }
+  }
+  for (const ix of prev.indexes) {
+    const keep = nextIdx.get(ix.name);
+    const onTouched = ix.columns.some((col) => touched.has(col));
+    if (!keep || !sameIndex(keep, ix) || onTouched) dropIndexes.push({ op: 'dropIndex', table, index: ix });
+  }
+  for (const ix of next.indexes) {
+    const had = prevIdx.get(ix.name);
+    const wasDropped = dropIndexes.some((o) => o.op === 'dropIndex' && o.index.name === ix.name);
+    if (!had || wasDropped) addIndexes.push({ op: 'addIndex', table, index: ix });
+  }
+  return [...dropIndexes, ...columnOps, ...addIndexes];
+}
+
+/** Drops a rename hint from the snapshot we store (renames are one-shot). */
+export function snapshotOf(schema: SchemaDef): SchemaDef {
+  return {
+    version: 1,
+    tables: schema.tables.map((t) => ({ ...t, columns: t.columns.map(({ renamedFrom: _drop, ...c }) => c) })),
+  };
+}

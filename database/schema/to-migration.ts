@@ -1,0 +1,121 @@
+/** SchemaDiff → the source text of a reviewed knex migration (pure). */
+import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
+
+const q = (v: unknown): string => JSON.stringify(v);
+
+function columnLine(c: ColumnDef, alter = false): string {
+  if (c.spec.method === 'increments') return `t.increments(${q(c.name)}).primary();`;
+  const args = [q(c.name), ...c.spec.args.map(q)].join(', ');
+  let line = `t.${c.spec.method}(${args})`;
+  line += c.nullable ? '.nullable()' : '.notNullable()';
+  if (c.default !== undefined && c.default !== null) line += `.defaultTo(${q(c.default)})`;
+  else if (alter) line += '.defaultTo(null)';
+  if (c.references && !alter) {
+    line += `.references('id').inTable(${q(c.references.table)}).onDelete(${q(c.references.onDelete.toUpperCase())})`;
+  }
+  return `${line}${alter ? '.alter()' : ''};`;
+}
+
+function indexLine(ix: IndexDef, drop: boolean): string {
+  const cols = q(ix.columns);
+  if (drop) return ix.unique ? `t.dropUnique(${cols}, ${q(ix.name)});` : `t.dropIndex(${cols}, ${q(ix.name)});`;
+  return ix.unique ? `t.unique(${cols}, { indexName: ${q(ix.name)} });` : `t.index(${cols}, ${q(ix.name)});`;
+}
+
+function createTable(t: TableDef): string {
+  const body = [...t.columns.map((c) => columnLine(c)), ...t.indexes.map((i) => indexLine(i, false))];
+  return `await knex.schema.createTable(${q(t.name)}, (t) => {\n${body.map((l) => `    ${l}`).join('\n')}\n  });`;
+}
+
+function alterTable(table: string, lines: readonly string[]): string {
+  return `await knex.schema.alterTable(${q(table)}, (t) => {\n${lines.map((l) => `    ${l}`).join('\n')}\n  });`;
+}
+
+function upOf(op: MigrationOp): string {
+  switch (op.op) {
+    case 'createTable':
+      return createTable(op.table);
+    case 'dropTable':
+      return `await knex.schema.dropTable(${q(op.table.name)});`;
+    case 'addColumn':
+      return alterTable(op.table, [columnLine(op.column)]);
+    case 'dropColumn':
+      return alterTable(op.table, [`t.dropColumn(${q(op.column.name)});`]);
+    case 'renameColumn':
+      return alterTable(op.table, [`t.renameColumn(${q(op.from)}, ${q(op.to)});`]);
+    case 'alterColumn':
+      return alterTable(op.table, [columnLine(op.to, true)]);
+    case 'addIndex':
+      return alterTable(op.table, [indexLine(op.index, false)]);
+    case 'dropIndex':
+      return alterTable(op.table, [indexLine(op.index, true)]);
+  }
+}
+
+function downOf(op: MigrationOp): string {
+  switch (op.op) {
+    case 'createTable':
+      return `await knex.schema.dropTable(${q(op.table.name)});`;
+    case 'dropTable':
+      return createTable(op.table);
+    case 'addColumn':
+      return alterTable(op.table, [`t.dropColumn(${q(op.column.name)});`]);
+    case 'dropColumn':
+      return alterTable(op.table, [columnLine(op.column)]);
+    case 'renameColumn':
+      return alterTable(op.table, [`t.renameColumn(${q(op.to)}, ${q(op.from)});`]);
+    case 'alterColumn':
+      return alterTable(op.table, [columnLine({ ...op.from, name: op.to.name }, true)]);
+    case 'addIndex':
+      return alterTable(op.table, [indexLine(op.index, true)]);
+    case 'dropIndex':
+      return alterTable(op.table, [indexLine(op.index, false)]);
+  }
+}
+
+/** One line a change, for the file header and the CLI. */
+export function describeOp(op: MigrationOp): string {
+  switch (op.op) {
+    case 'createTable':
+      return `+ table ${op.table.name}`;
+    case 'dropTable':
+      return `- table ${op.table.name}`;
+    case 'addColumn':
+      return `+ column ${op.table}.${op.column.name}`;
+    case 'dropColumn':
+      return `- column ${op.table}.${op.column.name}`;
+    case 'renameColumn':
+      return `~ column ${op.table}.${op.from} → ${op.to}`;
+    case 'alterColumn':
+      return `~ column ${op.table}.${op.to.name}`;
+    case 'addIndex':
+      return `+ index ${op.index.name}`;
+    case 'dropIndex':
+      return `- index ${op.index.name}`;
+  }
+}
+
+/** The full migration module: up, down and the schema snapshot the next diff starts from. */
+export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: SchemaDef, generatedAt: Date): string {
+  const indent = (s: string): string => `  ${s}`;
+  const up = diff.ops.map(upOf).map(indent).join('\n');
+  const down = [...diff.ops].reverse().map(downOf).map(indent).join('\n');
+  return [
+    `// Migration "${name}", generated from the content-type registry on ${generatedAt.toISOString()}.`,
+    '// Review it before committing. Changes:',
+    ...diff.ops.map((op) => `//   ${describeOp(op)}`),
+    "'use strict';",
+    '',
+    'exports.up = async function up(knex) {',
+    up,
+    '};',
+    '',
+    'exports.down = async function down(knex) {',
+    down,
+    '};',
+    '',
+    '/** The schema after this migration: the next `migrate:make` diffs the registry against it. */',
+    `exports.snapshot = ${JSON.stringify(snapshot)};`,
+    '',
+  ].join('\n');
+}

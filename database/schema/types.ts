@@ -1,0 +1,46 @@
+/** The database schema as plain JSON data: what the registry wants, and what a snapshot recorded. */
+import type { ColumnSpec } from '../../core/registry/attribute-kinds';
+
+export interface ColumnDef {
+  readonly name: string;
+  /** `increments` is the primary key. */
+  readonly spec: ColumnSpec | { readonly method: 'increments'; readonly args: readonly [] };
+  readonly nullable: boolean;
+  readonly default?: string | number | boolean | null;
+  readonly references?: { readonly table: string; readonly column: 'id'; readonly onDelete: 'restrict' | 'set null' | 'cascade' };
+  /** Old column name of a declared rename (not part of the snapshot's identity). */
+  readonly renamedFrom?: string;
+}
+
+export interface IndexDef {
+  readonly name: string;
+  readonly columns: readonly string[];
+  readonly unique: boolean;
+}
+
+export interface TableDef {
+  readonly name: string;
+  readonly columns: readonly ColumnDef[];
+  readonly indexes: readonly IndexDef[];
+}
+
+export interface SchemaDef {
+  readonly version: 1;
+  readonly tables: readonly TableDef[];
+}
+
+export type MigrationOp =
+  | { readonly op: 'createTable'; readonly table: TableDef }
+  | { readonly op: 'dropTable'; readonly table: TableDef }
+  | { readonly op: 'addColumn'; readonly table: string; readonly column: ColumnDef }
+  | { readonly op: 'dropColumn'; readonly table: string; readonly column: ColumnDef }
+  | { readonly op: 'renameColumn'; readonly table: string; readonly from: string; readonly to: string }
+  | { readonly op: 'alterColumn'; readonly table: string; readonly from: ColumnDef; readonly to: ColumnDef }
+  | { readonly op: 'addIndex'; readonly table: string; readonly index: IndexDef }
+  | { readonly op: 'dropIndex'; readonly table: string; readonly index: IndexDef };
+
+export interface SchemaDiff {
+  readonly ops: readonly MigrationOp[];
+  /** Human-readable reasons an operation may lose data (drop table/column, type change). */
+  readonly destructive: readonly string[];
+}

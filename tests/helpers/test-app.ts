@@ -1,0 +1,73 @@
+/** createApp on a fresh database (SQLite file or PostgreSQL schema), listening on 127.0.0.1:0; teardown. */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import pino from 'pino';
+import { findRootDir, loadConfig } from '../../config';
+import { enabledPlugins } from '../../config/plugins';
+import { boot, type Booted } from '../../core/boot';
+import { createApp } from '../../core/http/app';
+import { drain, listen } from '../../core/http/server';
+import type { Plugin } from '../../core/plugin-api';
+import { prepareSchema } from '../../database/migrate';
+import type { TestDialect } from './dialects';
+import { client, type Client } from './http';
+import { createTestDatabase } from './test-db';
+
+export const ROOT = findRootDir(__dirname);
+export const FIXTURE_MODELS = join(ROOT, 'tests', 'fixtures', 'content-types');
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+export interface TestApp {
+  readonly url: string;
+  readonly http: Client;
+  readonly deps: Booted;
+  readonly env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Models folder (default: the shipped content-types/). */
+  readonly contentTypesDir?: string;
+  readonly env?: Record<string, string>;
+  readonly plugins?: readonly Plugin[];
+}
+
+export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase(dialect);
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    IAM_JWT_SECRET: TEST_JWT_SECRET,
+    IAM_BCRYPT_COST: '4',
+    DATA_DIR: join(database.dir, 'data'),
+    MIGRATIONS_DIR: join(database.dir, 'migrations'),
+    CONTENT_TYPES_DIR: opts.contentTypesDir ?? join(ROOT, 'content-types'),
+    ...database.env,
+    ...(opts.env ?? {}),
+  };
+  const config = loadConfig(env, ROOT);
+  const deps = boot(config, opts.plugins ?? enabledPlugins(), pino({ level: 'silent' }));
+  let server: Server | null = null;
+  try {
+    await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false });
+    for (const p of deps.plugins) await p.bootstrap?.(deps);
+    server = await listen(createApp(deps), 0, '127.0.0.1');
+  } catch (e) {
+    await deps.close();
+    await database.drop();
+    throw e;
+  }
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const running = server;
+  return {
+    url,
+    http: client(url),
+    deps,
+    env,
+    async close() {
+      await drain(running, () => deps.close(), deps.log);
+      await database.drop();
+    },
+  };
+}
