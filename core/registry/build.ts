@@ -46,7 +46,7 @@ function checkShape(doc: RawDocument): RawContentType {
     let problem = e?.message ?? 'invalid';
     if (e?.keyword === 'additionalProperties') problem = `unknown option "${String(e.params.additionalProperty)}"`;
     if (e?.keyword === 'enum') problem = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-    if (e?.keyword === 'propertyNames') problem = `attribute name "${String(e.params.propertyName)}" must be camelCase letters and digits`;
+    if (e?.propertyName !== undefined) problem = `attribute name "${e.propertyName}" must be camelCase letters and digits`;
     fail(doc, path, problem);
   }
   return doc.data;

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../../config';
+import { parseDuration } from '../../../config/parse';
+
+describe('config', () => {
+  const root = mkdtempSync(join(tmpdir(), 'ris-config-'));
+  const base = { DATA_DIR: join(root, 'data') };
+
+  it('reads the contract defaults', () => {
+    const c = loadConfig({ ...base }, root);
+    expect(c.port).to.equal(1337);
+    expect(c.host).to.equal('0.0.0.0');
+    expect(c.database).to.deep.equal({ client: 'sqlite', filename: join(root, 'data', 'app.db') });
+    expect(c.publicUrl).to.equal('http://localhost:1337');
+    expect(c.apiMaxLimit).to.equal(100);
+    expect(c.iam.accessTokenTtlSeconds).to.equal(3600);
+    expect(c.iam.refreshTokenTtlSeconds).to.equal(86400);
+    expect(c.iam.otpExpirySeconds).to.equal(300);
+    expect(c.iam.forgotPasswordExpirySeconds).to.equal(600);
+    expect(c.autoMigrate).to.equal(true);
+    expect(Object.isFrozen(c.iam)).to.equal(true);
+  });
+
+  it('generates a development JWT secret once into the data folder', () => {
+    const a = loadConfig({ ...base }, root);
+    const b = loadConfig({ ...base }, root);
+    expect(a.iam.jwtSecret).to.be.a('string').with.length.greaterThan(32);
+    expect(b.iam.jwtSecret).to.equal(a.iam.jwtSecret);
+    expect(readFileSync(join(root, 'data', 'jwt-secret'), 'utf8').trim()).to.equal(a.iam.jwtSecret);
+  });
+
+  it('refuses to start in production without IAM_JWT_SECRET, and a short secret anywhere', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production' }, root)).to.throw(ConfigError, /IAM_JWT_SECRET/);
+    expect(() => loadConfig({ ...base, IAM_JWT_SECRET: 'short' }, root)).to.throw(ConfigError, /32 bytes/);
+    expect(loadConfig({ ...base, NODE_ENV: 'production', IAM_JWT_SECRET: 's'.repeat(32) }, root).autoMigrate).to.equal(false);
+  });
+
+  it('parses DATABASE_URL forms and refuses others', () => {
+    expect(loadConfig({ ...base, DATABASE_URL: 'postgres://u@h:5432/db' }, root).database).to.deep.equal({ client: 'pg', connectionString: 'postgres://u@h:5432/db', schema: null });
+    expect(loadConfig({ ...base, DATABASE_URL: 'sqlite:x/y.db' }, root).database).to.deep.equal({ client: 'sqlite', filename: join(root, 'x/y.db') });
+    expect(loadConfig({ ...base, DATABASE_URL: 'sqlite:/abs/z.db' }, root).database).to.deep.equal({ client: 'sqlite', filename: '/abs/z.db' });
+    expect(() => loadConfig({ ...base, DATABASE_URL: 'mysql://x' }, root)).to.throw(ConfigError, /DATABASE_URL/);
+  });
+
+  it('names the setting in a parse error', () => {
+    expect(() => loadConfig({ ...base, PORT: 'eighty' }, root)).to.throw(ConfigError, /^PORT: /);
+    expect(() => loadConfig({ ...base, IAM_OTP_EXPIRY: '5 minutes' }, root)).to.throw(ConfigError, /IAM_OTP_EXPIRY/);
+    expect(() => loadConfig({ ...base, IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT: 'email,fax' }, root)).to.throw(ConfigError, /fax/);
+  });
+
+  it('parses durations', () => {
+    expect([parseDuration('60m'), parseDuration('1d'), parseDuration('90'), parseDuration('500ms'), parseDuration('2h')]).to.deep.equal([3600, 86400, 90, 0.5, 7200]);
+  });
+});

@@ -1,0 +1,88 @@
+/** A bad content-type file stops the boot with one clear line: file, path inside it, problem. */
+import { expect } from 'chai';
+import { buildRegistry } from '../../../core/registry/build';
+import type { RawDocument } from '../../../core/registry/load';
+import { RegistryError } from '../../../core/registry';
+import { parseDocument } from 'yaml';
+
+const INSTITUTE = 'userKey: code\nattributes:\n  name: { type: string, required: true, unique: true }\n  code: { type: string, required: true, unique: true }\n';
+
+function docs(files: Record<string, string>): RawDocument[] {
+  return Object.entries(files).map(([stem, text]) => ({ file: `content-types/${stem}.yaml`, stem, plugin: null, data: parseDocument(text).toJS() }));
+}
+
+function failure(files: Record<string, string>): string {
+  try {
+    buildRegistry(docs(files));
+  } catch (e) {
+    expect(e).to.be.instanceOf(RegistryError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a RegistryError');
+}
+
+const CASES: { name: string; files: Record<string, string>; message: string }[] = [
+  {
+    name: 'unknown relation target',
+    files: { institute: INSTITUTE, 'fee-type': 'attributes:\n  institute: { type: relation, relation: manyToOne, target: institue }\n' },
+    message: 'content-types/fee-type.yaml: attributes.institute.target: unknown model "institue"',
+  },
+  { name: 'unknown attribute type', files: { a: 'attributes:\n  x: { type: strin }\n' }, message: 'content-types/a.yaml: attributes.x.type: must be one of' },
+  { name: 'unknown option', files: { a: 'attributes:\n  x: { type: string, requird: true }\n' }, message: 'content-types/a.yaml: attributes.x: unknown option "requird"' },
+  { name: 'unknown model option', files: { a: 'softdelete: true\nattributes:\n  x: { type: string }\n' }, message: 'content-types/a.yaml: unknown option "softdelete"' },
+  { name: 'no attributes', files: { a: 'displayName: A\n' }, message: "content-types/a.yaml: must have required property 'attributes'" },
+  { name: 'enumeration without enum', files: { a: 'attributes:\n  x: { type: enumeration }\n' }, message: 'content-types/a.yaml: attributes.x.enum: required for type enumeration' },
+  { name: 'option of another type', files: { a: 'attributes:\n  x: { type: boolean, target: b }\n' }, message: 'content-types/a.yaml: attributes.x.target: not allowed for type boolean' },
+  { name: 'bad default', files: { a: 'attributes:\n  x: { type: integer, default: "ten" }\n' }, message: 'content-types/a.yaml: attributes.x.default: "ten" must be integer' },
+  { name: 'bad pattern', files: { a: 'attributes:\n  x: { type: string, pattern: "[" }\n' }, message: 'content-types/a.yaml: attributes.x.pattern: not a valid regular expression' },
+  { name: 'system field name', files: { a: 'attributes:\n  createdAt: { type: string }\n' }, message: 'content-types/a.yaml: attributes.createdAt: "createdAt" is a system field name' },
+  { name: 'attribute name not camelCase', files: { a: 'attributes:\n  Fee_Type: { type: string }\n' }, message: 'content-types/a.yaml: attributes: attribute name "Fee_Type" must be camelCase' },
+  { name: 'bad model name', files: { A_b: 'attributes:\n  x: { type: string }\n' }, message: 'content-types/A_b.yaml: name: "A_b" must be lower-case words joined by hyphens' },
+  {
+    name: 'relation id field clash',
+    files: { institute: INSTITUTE, b: 'attributes:\n  institute: { type: relation, relation: manyToOne, target: institute }\n  instituteId: { type: integer }\n' },
+    message: 'content-types/b.yaml: attributes.instituteId: "instituteId" clashes with attribute "institute"',
+  },
+  { name: 'user key not unique', files: { a: 'userKey: x\nattributes:\n  x: { type: string }\n' }, message: 'content-types/a.yaml: userKey: "x" must be required and unique' },
+  {
+    name: 'oneToMany without mappedBy',
+    files: { institute: INSTITUTE, b: 'attributes:\n  items: { type: relation, relation: oneToMany, target: institute }\n' },
+    message: 'content-types/b.yaml: attributes.items.mappedBy: required',
+  },
+  {
+    name: 'mappedBy names no relation back',
+    files: { institute: INSTITUTE, b: 'attributes:\n  items: { type: relation, relation: oneToMany, target: institute, mappedBy: nope }\n' },
+    message: 'content-types/b.yaml: attributes.items.mappedBy: model "institute" has no relation "nope" pointing back to "b"',
+  },
+  { name: 'duplicate table', files: { a: 'table: t\nattributes:\n  x: { type: string }\n', b: 'table: t\nattributes:\n  x: { type: string }\n' }, message: 'content-types/b.yaml: table: table "t" is already used by model "a"' },
+  { name: 'index on unknown field', files: { a: 'attributes:\n  x: { type: string }\nindexes:\n  - { columns: [y] }\n' }, message: 'content-types/a.yaml: indexes.0.columns.0: "y" is not a column of this model' },
+];
+
+describe('registry: checked at boot', () => {
+  for (const c of CASES) {
+    it(`refuses ${c.name} with one line`, () => {
+      const msg = failure(c.files);
+      expect(msg).to.contain(c.message);
+      expect(msg).to.not.contain('\n');
+    });
+  }
+
+  it('builds the relation sides, user key fields and join tables', () => {
+    const reg = buildRegistry(
+      docs({
+        institute: `${INSTITUTE}  fees: { type: relation, relation: oneToMany, target: fee, mappedBy: institute }\n`,
+        fee: 'softDelete: true\nattributes:\n  institute: { type: relation, relation: manyToOne, target: institute, inversedBy: fees }\n  tags: { type: relation, relation: manyToMany, target: tag, inversedBy: fees }\n  secret: { type: password }\n',
+        tag: 'attributes:\n  fees: { type: relation, relation: manyToMany, target: fee, mappedBy: tags }\n',
+      }),
+    );
+    const fee = reg.get('fee');
+    const rel = fee?.byName.get('institute');
+    expect(rel).to.include({ kind: 'relation', owner: true, column: 'institute_id', idField: 'instituteId', userKeyField: 'instituteUserKey' });
+    expect(fee?.byName.get('secret')).to.include({ private: true });
+    const tags = fee?.byName.get('tags');
+    expect(tags && tags.kind === 'relation' && tags.joinTable).to.deep.equal({ table: 'fee_tags_links', ownerColumn: 'fee_id', targetColumn: 'tag_id' });
+    const inverse = reg.get('tag')?.byName.get('fees');
+    expect(inverse && inverse.kind === 'relation' && inverse.joinTable).to.deep.equal({ table: 'fee_tags_links', ownerColumn: 'tag_id', targetColumn: 'fee_id' });
+    expect(Object.isFrozen(reg.contentTypes)).to.equal(true);
+  });
+});
