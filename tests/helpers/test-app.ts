@@ -12,7 +12,7 @@ import type { Plugin } from '../../core/plugin-api';
 import { prepareSchema } from '../../database/migrate';
 import type { TestDialect } from './dialects';
 import { client, type Client } from './http';
-import { createTestDatabase } from './test-db';
+import { createTestDatabase, type TestDatabase } from './test-db';
 
 export const ROOT = findRootDir(__dirname);
 export const FIXTURE_MODELS = join(ROOT, 'tests', 'fixtures', 'content-types');
@@ -31,10 +31,13 @@ export interface TestAppOptions {
   readonly contentTypesDir?: string;
   readonly env?: Record<string, string>;
   readonly plugins?: readonly Plugin[];
+  /** Reuse this database (and its migrations folder); it is left in place on close. */
+  readonly database?: TestDatabase;
 }
 
 export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase(dialect);
+  const database = opts.database ?? (await createTestDatabase(dialect));
+  const drop = opts.database ? async () => undefined : () => database.drop();
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -55,7 +58,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     server = await listen(createApp(deps), 0, '127.0.0.1');
   } catch (e) {
     await deps.close();
-    await database.drop();
+    await drop();
     throw e;
   }
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -67,7 +70,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     env,
     async close() {
       await drain(running, () => deps.close(), deps.log);
-      await database.drop();
+      await drop();
     },
   };
 }
