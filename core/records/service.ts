@@ -242,7 +242,6 @@ export class RecordService {
     const fieldErrors: Record<string, string[]> = {};
     for (const a of model.attributes) {
       if (a.kind === 'scalar') {
-        if (a.private && a.type !== 'password') continue;
         if (a.name in data) {
           const v = data[a.name];
           row[a.column] = v === null ? null : a.type === 'password' ? await this.deps.hashPassword(String(v)) : ATTRIBUTE_KINDS[a.type].toDb(v);

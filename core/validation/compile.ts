@@ -1,6 +1,7 @@
 /**
  * ContentType → ajv validators for create, PUT and PATCH bodies, compiled once at boot.
- * Unknown fields are refused; read-only system fields are dropped before validation.
+ * Unknown fields are refused; read-only system fields are dropped before validation. Private fields
+ * (passwords included) are write-only: accepted here, never returned.
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -29,7 +30,6 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
   const anyOf: Record<string, unknown>[] = [];
   for (const a of model.attributes) {
     if (a.kind === 'scalar') {
-      if (a.private && a.type !== 'password') continue; // server-owned secrets are never written through the API
       const base = ATTRIBUTE_KINDS[a.type].schema(a);
       const nullable = !a.required;
       properties[a.name] = nullable ? { anyOf: [base, { type: 'null' }] } : base;
