@@ -2,19 +2,11 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/schema';
 import { connect } from '../database/connect';
-import type { Dialect } from '../database/dialects/dialect';
-import type { Knex } from 'knex';
 import type { Plugin, PluginDeps } from './plugin-api';
 import { loadRegistry, type ModelSource } from './registry';
-import type { Registry } from './registry/types';
 
 export interface Booted extends PluginDeps {
-  readonly config: Config;
-  readonly db: Knex;
-  readonly dialect: Dialect;
-  readonly registry: Registry;
   readonly plugins: readonly Plugin[];
-  readonly log: Logger;
   close(): Promise<void>;
 }
 

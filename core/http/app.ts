@@ -2,10 +2,6 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import qs from 'qs';
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { Config } from '../../config/schema';
-import type { Dialect } from '../../database/dialects/dialect';
 import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/errors';
 import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-api';
 import { MAX_FILTER_DEPTH, MAX_IN_LIST, MAX_QUERY_STRING } from '../query/limits';
@@ -13,7 +9,6 @@ import { RecordController, type RecordContext } from '../records/controller';
 import { passwordHasher } from '../records/hash-password';
 import { recordRouter } from '../records/routes';
 import { RecordService } from '../records/service';
-import type { Registry } from '../registry/types';
 import { compileValidators } from '../validation/compile';
 import { jsonBody } from './body';
 import { errorMapper } from './error-mapper';
@@ -21,13 +16,8 @@ import { healthRouter } from './health';
 import { requestId } from './request-id';
 import type { RequestState } from './state';
 
-export interface AppDeps {
-  readonly config: Config;
-  readonly db: Knex;
-  readonly dialect: Dialect;
-  readonly registry: Registry;
+export interface AppDeps extends PluginDeps {
   readonly plugins: readonly Plugin[];
-  readonly log: Logger;
 }
 
 /** The query string as the qs object the parser reads; malformed or oversized → 400. */

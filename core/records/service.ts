@@ -145,13 +145,7 @@ export class RecordService {
   }
 
   async removeMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
-    const ids = parseIdList(body);
-    return this.transaction(model, async (trx) => {
-      await this.allExist(trx, model, ids, 'active');
-      const out: ApiRecord[] = [];
-      for (const id of ids) out.push(await this.removeOne(trx, model, id, actor));
-      return out;
-    });
+    return this.eachId(model, body, 'active', (trx, id) => this.removeOne(trx, model, id, actor));
   }
 
   async recover(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
@@ -159,13 +153,7 @@ export class RecordService {
   }
 
   async recoverMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
-    const ids = parseIdList(body);
-    return this.transaction(model, async (trx) => {
-      await this.allExist(trx, model, ids, 'exclusive');
-      const out: ApiRecord[] = [];
-      for (const id of ids) out.push(await this.recoverOne(trx, model, id, actor));
-      return out;
-    });
+    return this.eachId(model, body, 'exclusive', (trx, id) => this.recoverOne(trx, model, id, actor));
   }
 
   // ---- internals ----
@@ -200,6 +188,17 @@ export class RecordService {
     const row = await repo.findById(trx, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], this.deps.dialect);
     if (!row) throw new NotFoundError(scope === 'active' ? `no ${model.name} with id ${id}` : `no archived ${model.name} with id ${id}`);
     return row;
+  }
+
+  /** A bulk call over ids: every id must exist in `scope` first, then all in one transaction. */
+  private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', fn: (trx: Knex.Transaction, id: number) => Promise<ApiRecord>): Promise<ApiRecord[]> {
+    const ids = parseIdList(body);
+    return this.transaction(model, async (trx) => {
+      await this.allExist(trx, model, ids, scope);
+      const out: ApiRecord[] = [];
+      for (const id of ids) out.push(await fn(trx, id));
+      return out;
+    });
   }
 
   private async allExist(trx: Knex.Transaction, model: ContentType, ids: readonly number[], scope: 'active' | 'exclusive'): Promise<void> {
