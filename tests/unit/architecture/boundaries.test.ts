@@ -3,11 +3,12 @@
  * only in database/dialects (DESIGN: "the rule is enforced, not hoped for").
  */
 import { expect } from 'chai';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ROOT } from '../../helpers/test-app';
 
 function sources(dir: string): string[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) return sources(full);
