@@ -21,9 +21,12 @@ export function applyJoins(qb: Knex.QueryBuilder, joins: readonly SortJoin[]): v
   }
 }
 
-/** NULLs sort as the smallest value on both databases. */
+/**
+ * NULLs sort as the smallest value on both databases. Written out, because knex's SQLite compiler
+ * drops the column itself when given its `nulls` option; both databases take `NULLS FIRST|LAST`.
+ */
 export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[]): void {
-  for (const s of sort) qb.orderBy(s.column, s.direction, s.direction === 'asc' ? 'first' : 'last');
+  for (const s of sort) qb.orderByRaw(s.direction === 'asc' ? '?? ASC NULLS FIRST' : '?? DESC NULLS LAST', [s.column]);
 }
 
 export function selectColumns(alias: string, select: readonly SelectedField[]): string[] {

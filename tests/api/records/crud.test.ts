@@ -144,6 +144,16 @@ for (const dialect of DIALECTS) {
         expect(b.body.records).to.deep.equal(a.body.records);
       });
 
+      it('sorts descending with -field and field:DESC', async () => {
+        const names = (res: { body: { records: { name: string }[] } }) => res.body.records.map((r) => r.name);
+        const a = await app.http.get('/api/institute?filters[name][$startsWith]=Paging&sort[0]=-name&limit=3');
+        expect(names(a)).to.deep.equal(['Paging 22', 'Paging 21', 'Paging 20']);
+        const b = await app.http.get('/api/institute?filters[name][$startsWith]=Paging&sort[0]=name:DESC&limit=3');
+        expect(names(b)).to.deep.equal(names(a));
+        const c = await app.http.get('/api/institute?filters[name][$startsWith]=Paging&sort[0]=city&sort[1]=-code&limit=2');
+        expect(names(c)).to.deep.equal(['Paging 09', 'Paging 08']);
+      });
+
       it('clamps limit to API_MAX_LIMIT', async () => {
         const res = await app.http.get('/api/institute?limit=100000');
         expect(res.status).to.equal(200);

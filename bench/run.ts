@@ -1,0 +1,240 @@
+/**
+ * `npm run bench [-- --rows N --db sqlite|postgres --duration S --connections C --smoke]`
+ * Seeds a fresh database, starts the service and the hand-written floor (bench/floor.ts) as child
+ * processes on 127.0.0.1, drives both with autocannon and prints requests/s, p50, p99, errors, RSS and
+ * the service/floor ratios. Bounded in time; loopback only.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Command } from 'commander';
+import knex from 'knex';
+import { findRootDir, loadConfig } from '../config';
+import { connect } from '../database/connect';
+import { migrateLatest } from '../database/migrate';
+import { seed } from './seed';
+
+interface Options {
+  rows: number;
+  db: 'sqlite' | 'postgres';
+  duration: number;
+  warmup: number;
+  connections: number;
+  smoke: boolean;
+  only?: string;
+  out?: string;
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly floor: boolean;
+  readonly request: (ctx: { rows: number; token: string | null; seq: () => number }) => autocannon.Request;
+}
+
+const ROOT = findRootDir(__dirname);
+const SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
+const LIST_PATH = '/api/fee-type?filters[latePaymentFeesType][$eq]=fixed&filters[latePaymentFees][$gte]=10&sort[0]=-dueDate&limit=10&populate[0]=institute';
+
+const auth = (token: string | null): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+const json = (token: string | null): Record<string, string> => ({ 'content-type': 'application/json', ...auth(token) });
+const randomId = (rows: number): number => 1 + Math.floor(Math.random() * rows);
+
+const SCENARIOS: readonly Scenario[] = [
+  { name: 'list', floor: true, request: ({ token }) => ({ method: 'GET', path: LIST_PATH, headers: auth(token) }) },
+  {
+    name: 'findOne',
+    floor: true,
+    request: ({ rows, token }) => ({ method: 'GET', path: '/api/fee-type/1', headers: auth(token), setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/fee-type/${randomId(rows)}` }) }),
+  },
+  {
+    name: 'create',
+    floor: true,
+    request: ({ token, seq }) => ({
+      method: 'POST',
+      path: '/api/fee-type',
+      headers: json(token),
+      setupRequest: (r: autocannon.Request) => ({ ...r, body: JSON.stringify({ feeType: `bench ${process.pid} ${seq()}`, instituteId: 1 + (seq() % 100), latePaymentFeesType: 'fixed', latePaymentFees: 5, dueDate: '2026-01-15' }) }),
+    }),
+  },
+  {
+    name: 'patch',
+    floor: false,
+    request: ({ rows, token }) => ({
+      method: 'PATCH',
+      path: '/api/fee-type/1',
+      headers: json(token),
+      setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/fee-type/${randomId(rows)}`, body: JSON.stringify({ latePaymentFees: Math.round(Math.random() * 1000) / 10 }) }),
+    }),
+  },
+  { name: 'listIndexed', floor: false, request: ({ token }) => ({ method: 'GET', path: '/api/fee-type?filters[dueDate][$eq]=2025-05-01&limit=10', headers: auth(token) }) },
+  { name: 'grouped', floor: false, request: ({ token }) => ({ method: 'GET', path: '/api/fee-type?groupBy[0]=dueDate:month&aggregates[0]=latePaymentFees:sum&limit=50', headers: auth(token) }) },
+  {
+    name: 'authenticate',
+    floor: false,
+    request: () => ({ method: 'POST', path: '/api/iam/authenticate', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', username: '', password: 'bench-password-1' }) }),
+  },
+];
+
+interface Measured {
+  readonly scenario: string;
+  readonly target: 'service' | 'floor';
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly errors: number;
+  readonly non2xx: number;
+  readonly rssMb: number;
+}
+
+function rssMb(pid: number | undefined): number {
+  if (!pid) return NaN;
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+async function waitFor(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer within ${ms} ms`);
+}
+
+function run(url: string, req: autocannon.Request, connections: number, duration: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections, duration, requests: [req] }, (err, res) => (err ? reject(err) : resolve(res)));
+  });
+}
+
+async function measure(target: Measured['target'], base: string, s: Scenario, ctx: Parameters<Scenario['request']>[0], o: Options, pid: number | undefined): Promise<Measured> {
+  if (o.warmup > 0) await run(base, s.request(ctx), o.connections, o.warmup);
+  const r = await run(base, s.request(ctx), o.connections, o.duration);
+  return { scenario: s.name, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid) };
+}
+
+function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', script)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(`${script} exited (${code ?? signal})\n`);
+  });
+  return child;
+}
+
+async function main(): Promise<void> {
+  const o = new Command()
+    .option('--rows <n>', 'fee types to seed', (v) => Number(v), 10_000)
+    .option('--db <db>', 'sqlite or postgres', 'sqlite')
+    .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 10)
+    .option('--warmup <s>', 'warm-up seconds per measurement', (v) => Number(v), 2)
+    .option('--connections <n>', 'concurrent connections', (v) => Number(v), 50)
+    .option('--only <names>', 'comma-separated scenarios')
+    .option('--out <file>', 'write the figures as JSON')
+    .option('--smoke', 'a short run that only proves the benchmark works', false)
+    .parse(process.argv)
+    .opts<Options>();
+  if (o.smoke) Object.assign(o, { rows: Math.min(o.rows, 1000), duration: 1, warmup: 0, connections: 10 });
+  if (o.db !== 'sqlite' && o.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+
+  const work = mkdtempSync(join(tmpdir(), 'ris-bench-'));
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const dbEnv: Record<string, string> = o.db === 'sqlite' ? { DATABASE_URL: `sqlite:${join(work, 'bench.db')}` } : { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...dbEnv, NODE_ENV: 'production', IAM_JWT_SECRET: SECRET, AUTO_MIGRATE: 'false', DATA_DIR: join(work, 'data'), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', API_MAX_LIMIT: '100' };
+  if (o.db === 'postgres') {
+    const admin = knex({ client: 'pg', connection: pgUrl });
+    await admin.raw('CREATE SCHEMA ??', [schema]);
+    await admin.destroy();
+  }
+  const children: ChildProcess[] = [];
+  try {
+    const config = loadConfig(env, ROOT);
+    const { db } = connect(config.database);
+    await migrateLatest(db, config.migrationsDir);
+    const t0 = Date.now();
+    await seed(db, o.rows, o.smoke);
+    process.stdout.write(`seeded ${o.rows} fee types in ${((Date.now() - t0) / 1000).toFixed(1)} s on ${o.db}\n`);
+    await db.destroy();
+
+    // An admin account, when the identity plugin offers the CLI command.
+    const cli = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), 'user:create', '--username', 'bench', '--email', 'bench@example.com', '--password', 'bench-password-1', '--roles', 'admin'], { env, encoding: 'utf8' });
+    const servicePort = 14_000 + Math.floor(Math.random() * 1000);
+    const floorPort = servicePort + 1000;
+    const service = start('core/main.js', { ...env, PORT: String(servicePort), HOST: '127.0.0.1' });
+    const floor = start('bench/floor.js', { ...env, PORT: String(floorPort) });
+    children.push(service, floor);
+    const serviceUrl = `http://127.0.0.1:${servicePort}`;
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
+    await waitFor(`${serviceUrl}/health`, 20_000);
+    await waitFor(`${floorUrl}/api/fee-type/1`, 20_000);
+
+    let token: string | null = null;
+    if (cli.status === 0) {
+      const res = await fetch(`${serviceUrl}/api/iam/authenticate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', username: '', password: 'bench-password-1' }) });
+      const body = (await res.json()) as { data?: { accessToken?: string } };
+      token = body.data?.accessToken ?? null;
+    }
+    const hasIdentity = token !== null;
+    await sameAnswers(serviceUrl, floorUrl, token);
+    let n = 0;
+    const ctx = { rows: o.rows, token, seq: () => ++n };
+    const wanted = o.only ? new Set(o.only.split(',')) : null;
+    const results: Measured[] = [];
+    for (const s of SCENARIOS) {
+      if (wanted && !wanted.has(s.name)) continue;
+      if (s.name === 'authenticate' && !hasIdentity) continue;
+      results.push(await measure('service', serviceUrl, s, ctx, o, service.pid));
+      if (s.floor) results.push(await measure('floor', floorUrl, s, ctx, o, floor.pid));
+    }
+    report(results, o);
+    if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, results }, null, 2));
+    const failed = results.filter((r) => r.target === 'service' && (r.errors > 0 || (r.non2xx > 0 && r.scenario !== 'grouped')));
+    if (failed.length > 0) {
+      process.stderr.write(`errors in: ${failed.map((f) => `${f.scenario} (${f.errors} errors, ${f.non2xx} non-2xx)`).join(', ')}\n`);
+      process.exitCode = 1;
+    }
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    if (o.db === 'postgres') {
+      const admin = knex({ client: 'pg', connection: pgUrl });
+      await admin.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+      await admin.destroy();
+    }
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The floor is only a floor if it answers the same JSON: compare list and findOne bodies before measuring. */
+async function sameAnswers(serviceUrl: string, floorUrl: string, token: string | null): Promise<void> {
+  for (const path of [LIST_PATH, '/api/fee-type/7']) {
+    const [a, b] = await Promise.all([fetch(serviceUrl + path, { headers: auth(token) }).then((r) => r.text()), fetch(floorUrl + path).then((r) => r.text())]);
+    if (a !== b) throw new Error(`the floor answers ${path} differently from the service:\nservice: ${a.slice(0, 400)}\nfloor:   ${b.slice(0, 400)}`);
+  }
+}
+
+function report(results: readonly Measured[], o: Options): void {
+  const pad = (v: unknown, w: number): string => String(v).padStart(w);
+  process.stdout.write(`\n${o.db}, ${o.rows} rows, ${o.connections} connections, ${o.duration} s per run\n`);
+  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}\n`);
+  for (const r of results) {
+    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}\n`);
+  }
+  for (const s of ['list', 'findOne', 'create']) {
+    const svc = results.find((r) => r.scenario === s && r.target === 'service');
+    const fl = results.find((r) => r.scenario === s && r.target === 'floor');
+    if (svc && fl && fl.rps > 0) process.stdout.write(`ratio ${s}: ${(svc.rps / fl.rps).toFixed(2)} of the floor\n`);
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
