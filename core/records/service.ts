@@ -9,12 +9,12 @@ import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '
 import type { Actor } from '../plugin-api';
 import type { ListQuery } from '../query/ast';
 import { type CheckedQuery } from '../query/checked';
-import { checkListQuery, defaultSelect } from '../query/check';
+import { checkListQuery } from '../query/check';
 import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
-import { serializeWithPopulate } from './populate';
+import { serializeWithPopulate, withLinks } from './populate';
 import * as repo from './repository';
 import type { ApiRecord, Row } from './serializer';
 
@@ -88,7 +88,7 @@ export class RecordService {
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
     const { db, dialect } = this.deps;
     return this.run(q.model, async () => {
-      const row = await repo.findById(db, q.model, id, q.softDelete, [...q.select, ...defaultSelect(q.model).filter((f) => f.name === 'id' || q.populate.some((p) => p.relation.column === f.column))]);
+      const row = await repo.findById(db, q.model, id, q.softDelete, withLinks(q.select, q.populate));
       if (!row) throw new NotFoundError(`no ${q.model.name} with id ${id}`);
       const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate);
       return record;
