@@ -39,7 +39,12 @@ export class RecordController {
 
   async find(ctx: RecordContext, model: ContentType): Promise<void> {
     const parsed = parseListQuery(this.queryOf(ctx), FIND_PARAMS);
-    if (parsed.group) throw new BadRequestError('groupBy: grouping is not available yet');
+    if (parsed.group) {
+      const g = this.service.checkGrouped(model, parsed);
+      await this.checkReads(ctx, model, g.reads, g.softDelete);
+      ctx.body = await this.service.findGrouped(g);
+      return;
+    }
     const q = this.service.check(model, parsed);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     ctx.body = await this.service.find(q);

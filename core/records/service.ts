@@ -10,10 +10,12 @@ import type { Actor } from '../plugin-api';
 import type { ListQuery } from '../query/ast';
 import { type CheckedQuery } from '../query/checked';
 import { checkListQuery } from '../query/check';
+import { type CheckedGroupQuery, checkGroupedQuery } from '../query/check-group';
 import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
+import { type GroupedListResult, findGrouped } from './group-service';
 import { serializeWithPopulate, withLinks } from './populate';
 import * as repo from './repository';
 import type { ApiRecord, Row } from './serializer';
@@ -83,6 +85,16 @@ export class RecordService {
     const currentPage = q.limit > 0 ? Math.floor(q.offset / q.limit) + 1 : 1;
     const totalPages = q.limit > 0 ? Math.ceil(total / q.limit) : 0;
     return { records, meta: { totalRecords: total, currentPage, totalPages } };
+  }
+
+  /** A Find with groupBy / aggregates (spec 4.5); see group-service.ts. */
+  checkGrouped(model: ContentType, q: ListQuery): CheckedGroupQuery {
+    const { registry, maxLimit, dialect } = this.deps;
+    return checkGroupedQuery(q, model, { registry, maxLimit, timeZoneNames: dialect.timeZoneNames });
+  }
+
+  async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {
+    return this.run(q.model, () => findGrouped(this.deps.db, this.deps.dialect, q));
   }
 
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {

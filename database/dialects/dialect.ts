@@ -1,5 +1,6 @@
 /** Everything that differs between SQLite and PostgreSQL, behind one interface (DESIGN habit 7). */
 import type { Knex } from 'knex';
+import type { BucketFormat, BucketZone, Granularity } from '../../core/query/group-vocabulary';
 
 /** A driver error, classified; records/db-errors.ts turns it into an AppError with field names. */
 export type DbFault =
@@ -31,6 +32,21 @@ export interface Dialect {
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
   listTables(db: Knex): Promise<string[]>;
+
+  // Date buckets of grouped Find (spec 4.5 rule 2). Every label is made in SQL from UTC plus the
+  // zone given, never from the server's or the session's time zone.
+  /** IANA zone names (`Europe/Berlin`) can be bucketed in; otherwise only fixed offsets. */
+  readonly timeZoneNames: boolean;
+  /**
+   * The first instant of the bucket holding `column`, in local time of `zone` (a `date` column is a
+   * calendar day already: the zone does not apply). Weeks are ISO weeks, starting on Monday. Only
+   * `dateLabel` and `monthNumber` read the result, so its SQL type is the dialect's own choice.
+   */
+  dateBucketStart(column: string, source: 'date' | 'datetime', unit: Granularity, zone: BucketZone): SqlFragment;
+  /** A bucket start (from `dateBucketStart`) as text in `format`; month names in English. */
+  dateLabel(start: SqlFragment, format: BucketFormat): SqlFragment;
+  /** The month (1–12) of a bucket start: orders month-name labels by the calendar. */
+  monthNumber(start: SqlFragment): SqlFragment;
 }
 
 /** `%`, `_` and `\` escaped for a LIKE pattern with `ESCAPE '\'`. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { type Dialect, type DbFault, likePattern } from './dialect';
+import { postgresDates } from './postgres-dates';
 
 interface PgError {
   code?: string;
@@ -18,6 +19,7 @@ function detailColumns(detail: string | undefined): string[] {
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
 
 export const postgresDialect: Dialect = {
+  ...postgresDates,
   rowLocks: true,
   name: 'postgres',
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { type Dialect, type DbFault, likePattern } from './dialect';
+import { sqliteDates } from './sqlite-dates';
 
 function errCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
@@ -14,6 +15,7 @@ function constraintColumns(message: string): { table: string | null; columns: st
 }
 
 export const sqliteDialect: Dialect = {
+  ...sqliteDates,
   rowLocks: false,
   name: 'sqlite',
 

@@ -1,0 +1,181 @@
+/**
+ * CheckedGroup × Dialect → the three queries of a grouped Find (spec 4.5), all computed by the
+ * database; identifiers are proven ColumnRefs or our own aliases, every value is bound.
+ *
+ * Each query reads a row source: `FROM model t0 LEFT JOIN … WHERE <soft-delete scope> AND <filter>`
+ * (filters apply before grouping, rule 8) selecting per row the grouping value `__b<i>` of every key.
+ * The grouping value is the column itself, or a date bucket's first instant when the label tells
+ * buckets apart (then the label is made once per group, not once per row), or else the label itself.
+ *
+ * - page:    SELECT label(__b<i>) AS __g<i>, aggregates AS __a<j>, COUNT(*) AS __n … GROUP BY __b<i> ORDER … LIMIT … OFFSET …
+ * - count:   SELECT COUNT(*) FROM (SELECT 1 … GROUP BY __b<i>): the number of groups (meta.totalRecords)
+ * - records: ROW_NUMBER() and COUNT(*) OVER (PARTITION BY __b<i>) over the rows of the page's groups,
+ *            cut to `groupFilter` offset/limit: every group's records in ONE query (populateGroup).
+ */
+import type { Knex } from 'knex';
+import type { Dialect, SqlFragment } from '../../database/dialects/dialect';
+import { BASE_ALIAS, type CheckedSort, type SelectedField, type SortJoin } from './checked';
+import type { CheckedGroup, GroupAggregate, GroupKey } from './check-group';
+import { type FilteredSource, applyJoins, filteredBase, selectColumns } from './compile-list';
+
+const SRC = '__src';
+const WIN = '__win';
+/** Per row: the grouping value of key i. */
+const rowKey = (i: number): string => `__b${i}`;
+/** Per row: the month (1–12) of key i, for month-name labels. */
+const rowMonth = (i: number): string => `__o${i}`;
+/** Per row: the input of aggregate j. */
+const rowInput = (j: number): string => `__v${j}`;
+/** Per row: sort value k inside the groups. */
+const rowSort = (k: number): string => `__s${k}`;
+
+/** Per group: the label of key i (records' restriction binds these back). */
+export const groupKeyColumn = (i: number): string => `__g${i}`;
+/** Per group: aggregate j. */
+export const aggregateColumn = (j: number): string => `__a${j}`;
+/** Per group: its number of records. */
+export const GROUP_SIZE = '__n';
+/** Per record of `groupRecords`: its position in its group (1-based) and its group's size. */
+export const ROW_NUMBER = '__rn';
+export const PARTITION_SIZE = '__total';
+
+const ident = (column: string): SqlFragment => ({ sql: '??', bindings: [column] });
+const inSrc = (column: string): string => `${SRC}.${column}`;
+
+function as(db: Knex, f: SqlFragment, alias: string): Knex.Raw {
+  return db.raw(`${f.sql} as ??`, [...f.bindings, alias] as Knex.RawBinding[]);
+}
+
+function bucketStart(key: Extract<GroupKey, { kind: 'bucket' }>, g: CheckedGroup, dialect: Dialect): SqlFragment {
+  return dialect.dateBucketStart(key.field.column, key.source, key.unit, g.zone);
+}
+
+/** The value a row is grouped by. */
+function rowValue(key: GroupKey, g: CheckedGroup, dialect: Dialect): SqlFragment {
+  if (key.kind === 'field') return ident(key.field.column);
+  const start = bucketStart(key, g, dialect);
+  return key.injective ? start : dialect.dateLabel(start, key.format);
+}
+
+/** Month-name labels sort by the calendar, not alphabetically (spec 4.5 rule 9 warns of the latter). */
+function sortsByMonth(key: GroupKey): key is Extract<GroupKey, { kind: 'bucket' }> {
+  return key.kind === 'bucket' && (key.format === 'MMM' || key.format === 'MMMM');
+}
+
+/** A group's label, made from its grouped value `column`. */
+function labelOf(key: GroupKey, column: string, dialect: Dialect): SqlFragment {
+  return key.kind === 'bucket' && key.injective ? dialect.dateLabel(ident(column), key.format) : ident(column);
+}
+
+function aggregateSql(a: GroupAggregate, input: string): SqlFragment {
+  if (a.field === null) return { sql: 'COUNT(*)', bindings: [] };
+  switch (a.fn) {
+    case 'count':
+      return { sql: 'COUNT(??)', bindings: [input] };
+    case 'count_distinct':
+      return { sql: 'COUNT(DISTINCT ??)', bindings: [input] };
+    case 'sum':
+      return { sql: 'SUM(??)', bindings: [input] };
+    case 'avg':
+      return { sql: 'AVG(??)', bindings: [input] };
+    case 'min':
+      return { sql: 'MIN(??)', bindings: [input] };
+    case 'max':
+      return { sql: 'MAX(??)', bindings: [input] };
+  }
+}
+
+const order = (direction: 'asc' | 'desc'): string => (direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST');
+
+/** The filtered rows with their grouping values, joined for the keys (and `joins`). */
+function rowSource(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup, joins: readonly SortJoin[] = []): Knex.QueryBuilder {
+  const qb = filteredBase(db, src, dialect);
+  applyJoins(qb, [...g.joins, ...joins]);
+  g.keys.forEach((k, i) => qb.select(as(db, rowValue(k, g, dialect), rowKey(i))));
+  return qb;
+}
+
+const groupByKeys = (g: CheckedGroup): string[] => g.keys.map((_, i) => inSrc(rowKey(i)));
+
+/** One page of groups: key labels, aggregates and sizes, in the order the query asks for. */
+export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup): Knex.QueryBuilder {
+  const inner = rowSource(db, dialect, src, g);
+  g.keys.forEach((k, i) => {
+    if (sortsByMonth(k)) inner.select(as(db, dialect.monthNumber(bucketStart(k, g, dialect)), rowMonth(i)));
+  });
+  g.aggregates.forEach((a, j) => {
+    if (a.field) inner.select(as(db, ident(a.field.column), rowInput(j)));
+  });
+  const outer = db.from(inner.as(SRC));
+  g.keys.forEach((k, i) => outer.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
+  g.aggregates.forEach((a, j) => outer.select(as(db, aggregateSql(a, inSrc(rowInput(j))), aggregateColumn(j))));
+  outer.select(db.raw('COUNT(*) as ??', [GROUP_SIZE]));
+  outer.groupBy(groupByKeys(g));
+  for (const s of g.sort) {
+    if (s.target.kind === 'aggregate') {
+      outer.orderByRaw(`?? ${order(s.direction)}`, [aggregateColumn(s.target.index)]);
+    } else if (sortsByMonth(g.keys[s.target.index])) {
+      outer.orderByRaw(`MIN(??) ${order(s.direction)}`, [inSrc(rowMonth(s.target.index))]);
+    } else {
+      outer.orderByRaw(`?? ${order(s.direction)}`, [inSrc(rowKey(s.target.index))]);
+    }
+  }
+  return outer.limit(g.limit).offset(g.offset);
+}
+
+/** The number of groups, counted without paging (spec 4.5 rule 4). */
+export function compileGroupCount(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup): Knex.QueryBuilder {
+  const groups = db.from(rowSource(db, dialect, src, g).as(SRC)).select(db.raw('1 as ??', ['one'])).groupBy(groupByKeys(g));
+  return db.from(groups.as('__groups')).count({ count: '*' });
+}
+
+export interface GroupRecordsSpec {
+  readonly select: readonly SelectedField[];
+  /** Order inside each group (groupFilter[sort]), ending with the primary-key tie-breaker. */
+  readonly sort: readonly CheckedSort[];
+  readonly joins: readonly SortJoin[];
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/**
+ * The records of the given groups (`keys`: each group's `__g<i>` values as the page query returned
+ * them), `spec.offset`/`spec.limit` per group, in ONE window-function query (spec 4.5 rule 6).
+ * Each row carries `__g<i>` (its group's labels), `__rn` and `__total` (its group's size).
+ */
+export function compileGroupRecords(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup, spec: GroupRecordsSpec, keys: readonly (readonly unknown[])[]): Knex.QueryBuilder {
+  const inner = rowSource(db, dialect, src, g, spec.joins);
+  inner.select(selectColumns(BASE_ALIAS, spec.select));
+  spec.sort.forEach((s, k) => inner.select(as(db, ident(s.column), rowSort(k))));
+
+  const partition = g.keys.map(() => '??').join(', ');
+  const partitionBindings = groupByKeys(g);
+  const within = spec.sort.map((s) => `?? ${order(s.direction)}`).join(', ');
+  const withinBindings = spec.sort.map((_, k) => inSrc(rowSort(k)));
+
+  const win = db.from(inner.as(SRC)).select(`${SRC}.*`);
+  g.keys.forEach((k, i) => win.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
+  win.select(db.raw(`ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY ${within}) as ??`, [...partitionBindings, ...withinBindings, ROW_NUMBER]));
+  win.select(db.raw(`COUNT(*) OVER (PARTITION BY ${partition}) as ??`, [...partitionBindings, PARTITION_SIZE]));
+  // Only the rows of the page's groups: (key0 = ? AND key1 IS NULL) OR (…) …
+  win.where(function (this: Knex.QueryBuilder) {
+    for (const values of keys) {
+      const parts: string[] = [];
+      const bindings: unknown[] = [];
+      g.keys.forEach((k, i) => {
+        const label = labelOf(k, inSrc(rowKey(i)), dialect);
+        if (values[i] === null || values[i] === undefined) parts.push(`${label.sql} IS NULL`);
+        else parts.push(`${label.sql} = ?`);
+        bindings.push(...label.bindings);
+        if (values[i] !== null && values[i] !== undefined) bindings.push(values[i]);
+      });
+      this.orWhereRaw(`(${parts.join(' AND ')})`, bindings as Knex.RawBinding[]);
+    }
+  });
+  return db
+    .from(win.as(WIN))
+    .select('*')
+    .where(ROW_NUMBER, '>', spec.offset)
+    .andWhere(ROW_NUMBER, '<=', spec.offset + spec.limit)
+    .orderBy(ROW_NUMBER, 'asc');
+}

@@ -1,0 +1,114 @@
+/**
+ * Grouped Find (spec 2.4, 4.5): runs the queries of compile-group.ts and shapes the answer. Every
+ * group, aggregate and per-group page is computed by the database; this file only converts driver
+ * values (PostgreSQL's bigint/numeric text → numbers, dates → API form) and nests records.
+ *
+ * Answer: `records` = the page of groups, each `{ <groupBy entry>: key value, …, <alias>: aggregate, … }`;
+ * `meta` pages the groups; `groupMeta` = `{ groupKey: {…}, aggregates: {…} }` per group; with
+ * populateGroup, `groupRecords` = `{ groupKey, aggregates, records: [...], meta }` per group.
+ */
+import type { Knex } from 'knex';
+import type { Dialect } from '../../database/dialects/dialect';
+import type { CheckedGroup, CheckedGroupQuery, GroupAggregate, GroupKey } from '../query/check-group';
+import { proveTable } from '../query/checked';
+import { GROUP_SIZE, PARTITION_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
+import { AGGREGATE_FUNCTIONS } from '../query/group-vocabulary';
+import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { serializeWithPopulate, withLinks } from './populate';
+import type { ApiRecord, Row } from './serializer';
+
+export interface PageMeta {
+  readonly totalRecords: number;
+  readonly currentPage: number;
+  readonly totalPages: number;
+}
+
+export interface GroupEntry {
+  readonly groupKey: Record<string, unknown>;
+  readonly aggregates: Record<string, unknown>;
+}
+
+export interface GroupRecordsEntry extends GroupEntry {
+  readonly records: ApiRecord[];
+  readonly meta: PageMeta;
+}
+
+export interface GroupedListResult {
+  readonly records: Record<string, unknown>[];
+  readonly meta: PageMeta;
+  readonly groupMeta: GroupEntry[];
+  readonly groupRecords?: GroupRecordsEntry[];
+}
+
+export function pageMeta(total: number, limit: number, offset: number): PageMeta {
+  return { totalRecords: total, currentPage: limit > 0 ? Math.floor(offset / limit) + 1 : 1, totalPages: limit > 0 ? Math.ceil(total / limit) : 0 };
+}
+
+const isNull = (v: unknown): boolean => v === null || v === undefined;
+
+/** A key as the API shows it: bucket labels are text; a field's value is converted by its type. */
+function keyValue(key: GroupKey, v: unknown): unknown {
+  if (isNull(v)) return null;
+  if (key.kind === 'bucket') return String(v);
+  return ATTRIBUTE_KINDS[key.field.type].fromDb(v);
+}
+
+function aggregateValue(a: GroupAggregate, v: unknown): unknown {
+  const result = AGGREGATE_FUNCTIONS[a.fn].result;
+  if (result === 'count') return Number(v ?? 0);
+  if (isNull(v)) return null;
+  if (result === 'number' || a.field === null) return Number(v);
+  return ATTRIBUTE_KINDS[a.field.type].fromDb(v);
+}
+
+function groupKeyOf(g: CheckedGroup, row: Row): Record<string, unknown> {
+  return Object.fromEntries(g.keys.map((k, i) => [k.name, keyValue(k, row[groupKeyColumn(i)])]));
+}
+
+/** Identifies a group across the page query and the records query. */
+const identity = (key: Record<string, unknown>): string => JSON.stringify(Object.values(key));
+
+export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQuery): Promise<GroupedListResult> {
+  const g = q.group;
+  const src = { table: proveTable(q.model.table), filter: q.filter, softDelete: q.softDelete };
+  const [pageRows, countRows] = await Promise.all([
+    g.limit === 0 ? Promise.resolve([]) : compileGroupPage(db, dialect, src, g),
+    compileGroupCount(db, dialect, src, g),
+  ]);
+  const rows = pageRows as Row[];
+  const total = Number((countRows as { count: number | string }[])[0]?.count ?? 0);
+  const groups = rows.map((row) => ({
+    groupKey: groupKeyOf(g, row),
+    aggregates: Object.fromEntries(g.aggregates.map((a, j) => [a.alias, aggregateValue(a, row[aggregateColumn(j)])])),
+    size: Number(row[GROUP_SIZE]),
+  }));
+  const result: GroupedListResult = {
+    records: groups.map((x) => ({ ...x.groupKey, ...x.aggregates })),
+    meta: pageMeta(total, g.limit, g.offset),
+    groupMeta: groups.map((x) => ({ groupKey: x.groupKey, aggregates: x.aggregates })),
+  };
+  if (!g.populateGroup) return result;
+
+  const r = q.records;
+  const found: Row[] = [];
+  if (groups.length > 0 && r.limit > 0) {
+    const select = withLinks(r.select, r.populate);
+    const keys = rows.map((row) => g.keys.map((_, i) => row[groupKeyColumn(i)]));
+    found.push(...((await compileGroupRecords(db, dialect, src, g, { select, sort: r.sort, joins: r.joins, limit: r.limit, offset: r.offset }, keys)) as Row[]));
+  }
+  // One serialization (and one populate query per relation level) for the records of every group.
+  const serialized = await serializeWithPopulate(db, dialect, found, r.select, r.populate);
+  const byGroup = new Map<string, { records: ApiRecord[]; size: number | null }>(groups.map((x) => [identity(x.groupKey), { records: [], size: null }]));
+  found.forEach((row, i) => {
+    const slot = byGroup.get(identity(groupKeyOf(g, row)));
+    if (!slot) return;
+    slot.records.push(serialized[i]);
+    slot.size = Number(row[PARTITION_SIZE]);
+  });
+  const groupRecords = groups.map((x): GroupRecordsEntry => {
+    const slot = byGroup.get(identity(x.groupKey));
+    // COUNT(*) OVER (PARTITION BY …) gives the size; a page past a group's end has no row to carry it.
+    return { groupKey: x.groupKey, aggregates: x.aggregates, records: slot?.records ?? [], meta: pageMeta(slot?.size ?? x.size, r.limit, r.offset) };
+  });
+  return { ...result, groupRecords };
+}
