@@ -89,7 +89,7 @@ export const ROW_COUNT_ALIAS = 'count';
 /** Entries in `groupBy`. */
 export const MAX_GROUP_KEYS = 10;
 /** Entries in `aggregates`. */
-export const MAX_AGGREGATES = 20;
+export const MAX_AGGREGATES = 50;
 /** Records per group in `groupRecords` when `groupFilter[limit]` is not given. */
 export const DEFAULT_GROUP_RECORDS_LIMIT = 10;
 /** Largest fixed offset accepted in `timezone` (±14:00, as the world's zones). */
