@@ -7,8 +7,10 @@
  * The grouping value is the column itself, or a date bucket's first instant when the label tells
  * buckets apart (then the label is made once per group, not once per row), or else the label itself.
  *
- * - page:    SELECT label(__b<i>) AS __g<i>, aggregates AS __a<j>, COUNT(*) AS __n … GROUP BY __b<i> ORDER … LIMIT … OFFSET …
- * - count:   SELECT COUNT(*) FROM (SELECT 1 … GROUP BY __b<i>): the number of groups (meta.totalRecords)
+ * - page:    SELECT label(__b<i>) AS __g<i>, aggregates AS __a<j>, COUNT(*) AS __n, COUNT(*) OVER () AS __groups
+ *            … GROUP BY __b<i> ORDER … LIMIT … OFFSET …: the window counts every group before the LIMIT, so
+ *            meta.totalRecords needs no second pass over the rows
+ * - count:   SELECT COUNT(*) FROM (SELECT 1 … GROUP BY __b<i>): the number of groups, only for a page past the last group
  * - records: ROW_NUMBER() and COUNT(*) OVER (PARTITION BY __b<i>) over the rows of the page's groups,
  *            cut to `groupFilter` offset/limit: every group's records in ONE query (populateGroup).
  */
@@ -35,6 +37,8 @@ export const groupKeyColumn = (i: number): string => `__g${i}`;
 export const aggregateColumn = (j: number): string => `__a${j}`;
 /** Per group: its number of records. */
 export const GROUP_SIZE = '__n';
+/** Per group: the number of groups of the whole query (unpaged). */
+export const GROUP_COUNT = '__groups';
 /** Per record of `groupRecords`: its position in its group (1-based) and its group's size. */
 export const ROW_NUMBER = '__rn';
 export const PARTITION_SIZE = '__total';
@@ -109,7 +113,7 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
   const outer = db.from(inner.as(SRC));
   g.keys.forEach((k, i) => outer.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
   g.aggregates.forEach((a, j) => outer.select(as(db, aggregateSql(a, inSrc(rowInput(j))), aggregateColumn(j))));
-  outer.select(db.raw('COUNT(*) as ??', [GROUP_SIZE]));
+  outer.select(db.raw('COUNT(*) as ??', [GROUP_SIZE]), db.raw('COUNT(*) OVER () as ??', [GROUP_COUNT]));
   outer.groupBy(groupByKeys(g));
   for (const s of g.sort) {
     if (s.target.kind === 'aggregate') {

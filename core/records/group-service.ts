@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import type { CheckedGroup, CheckedGroupQuery, GroupAggregate, GroupKey } from '../query/check-group';
 import { proveTable } from '../query/checked';
-import { GROUP_SIZE, PARTITION_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
+import { GROUP_COUNT, GROUP_SIZE, PARTITION_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
 import { AGGREGATE_FUNCTIONS } from '../query/group-vocabulary';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { serializeWithPopulate, withLinks } from './populate';
@@ -71,12 +71,12 @@ const identity = (key: Record<string, unknown>): string => JSON.stringify(Object
 export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQuery): Promise<GroupedListResult> {
   const g = q.group;
   const src = { table: proveTable(q.model.table), filter: q.filter, softDelete: q.softDelete };
-  const [pageRows, countRows] = await Promise.all([
-    g.limit === 0 ? Promise.resolve([]) : compileGroupPage(db, dialect, src, g),
-    compileGroupCount(db, dialect, src, g),
-  ]);
-  const rows = pageRows as Row[];
-  const total = Number((countRows as { count: number | string }[])[0]?.count ?? 0);
+  const rows = (g.limit === 0 ? [] : await compileGroupPage(db, dialect, src, g)) as Row[];
+  // The page carries the number of groups (COUNT(*) OVER ()); only an empty page past the start asks again.
+  let total = rows.length > 0 ? Number(rows[0][GROUP_COUNT]) : 0;
+  if (rows.length === 0 && (g.offset > 0 || g.limit === 0)) {
+    total = Number(((await compileGroupCount(db, dialect, src, g)) as { count: number | string }[])[0]?.count ?? 0);
+  }
   const groups = rows.map((row) => ({
     groupKey: groupKeyOf(g, row),
     aggregates: Object.fromEntries(g.aggregates.map((a, j) => [a.alias, aggregateValue(a, row[aggregateColumn(j)])])),

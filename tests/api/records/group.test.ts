@@ -146,6 +146,9 @@ for (const dialect of DIALECTS) {
         const beyond = await find({ groupBy: ['dueOn:month'], offset: 1000 });
         expect(beyond.records).to.deep.equal([]);
         expect(beyond.meta.totalRecords).to.equal(all.length);
+        const none = await find({ groupBy: ['dueOn:month'], limit: 0 });
+        expect(none.records).to.deep.equal([]);
+        expect(none.meta.totalRecords).to.equal(all.length);
       });
 
       it('sorts groups by an aggregate alias in both forms (-x and x:DESC), ties by the keys', async () => {

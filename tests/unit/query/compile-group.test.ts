@@ -1,0 +1,95 @@
+/**
+ * Grouping, compile-only: the SQL each dialect gets for a month-bucketed sum (the shape the planner
+ * handles well: one date_trunc per row, one to_char per group), and the pure rules of check-group.ts.
+ */
+import { expect } from 'chai';
+import knex from 'knex';
+import { checkTimeZone, type CheckedGroup } from '../../../core/query/check-group';
+import { proveColumn } from '../../../core/query/checked';
+import { compileGroupPage } from '../../../core/query/compile-group';
+import { labelIsInjective } from '../../../core/query/group-vocabulary';
+import { postgresDialect } from '../../../database/dialects/postgres';
+import { sqliteDialect } from '../../../database/dialects/sqlite';
+import type { TableRef } from '../../../core/query/checked';
+
+const group = (zone: CheckedGroup['zone']): CheckedGroup => ({
+  keys: [
+    {
+      kind: 'bucket',
+      name: 'paidAt:month',
+      field: { name: 'paidAt', column: proveColumn('t0', 'paid_at'), type: 'datetime', dotted: false },
+      source: 'datetime',
+      unit: 'month',
+      format: 'YYYY-MM',
+      injective: true,
+    },
+  ],
+  aggregates: [{ alias: 'amount_sum', fn: 'sum', field: { name: 'amount', column: proveColumn('t0', 'amount'), type: 'decimal', dotted: false } }],
+  joins: [],
+  sort: [
+    { target: { kind: 'aggregate', index: 0 }, direction: 'desc' },
+    { target: { kind: 'key', index: 0 }, direction: 'asc' },
+  ],
+  limit: 10,
+  offset: 0,
+  zone,
+  populateGroup: false,
+  reads: [],
+});
+
+const src = { table: 'payment' as TableRef, filter: null, softDelete: 'active' as const };
+
+describe('unit: compile-group (SQL per dialect)', () => {
+  it('PostgreSQL: groups by date_trunc of the UTC (or offset) wall time, labels per group with to_char', () => {
+    const db = knex({ client: 'pg' });
+    const utc = compileGroupPage(db, postgresDialect, src, group({ kind: 'offset', minutes: 0 })).toSQL().toNative();
+    expect(utc.sql).to.equal(
+      'select to_char("__src"."__b0", $1) as "__g0", SUM("__src"."__v0") as "__a0", COUNT(*) as "__n", COUNT(*) OVER () as "__groups" ' +
+        'from (select date_trunc(\'month\', ("t0"."paid_at" AT TIME ZONE \'UTC\')) as "__b0", "t0"."amount" as "__v0" from "payment" as "t0" where "t0"."deleted_tracker" = $2) as "__src" ' +
+        'group by "__src"."__b0" order by "__a0" DESC NULLS LAST, "__src"."__b0" ASC NULLS FIRST limit $3',
+    );
+    expect(utc.bindings).to.deep.equal(['YYYY-MM', 'not-deleted', 10]);
+    const ist = compileGroupPage(db, postgresDialect, src, group({ kind: 'offset', minutes: 330 })).toSQL().toNative();
+    expect(ist.sql).to.contain(`date_trunc('month', (("t0"."paid_at" AT TIME ZONE 'UTC') + CAST($2 AS integer) * INTERVAL '1 minute'))`);
+    expect(ist.bindings).to.deep.equal(['YYYY-MM', 330, 'not-deleted', 10]);
+    const named = compileGroupPage(db, postgresDialect, src, group({ kind: 'name', name: 'Europe/Berlin' })).toSQL().toNative();
+    expect(named.sql).to.contain(`date_trunc('month', ("t0"."paid_at" AT TIME ZONE $2))`);
+    expect(named.bindings).to.deep.equal(['YYYY-MM', 'Europe/Berlin', 'not-deleted', 10]);
+  });
+
+  it('SQLite: groups by the first day of the month (date modifiers, never localtime), labels with substr', () => {
+    const db = knex({ client: 'sqlite3', useNullAsDefault: true });
+    const ist = compileGroupPage(db, sqliteDialect, src, group({ kind: 'offset', minutes: 330 })).toSQL().toNative();
+    expect(ist.sql).to.equal(
+      'select substr(`__src`.`__b0`, 1, 7) as `__g0`, SUM(`__src`.`__v0`) as `__a0`, COUNT(*) as `__n`, COUNT(*) OVER () as `__groups` ' +
+        "from (select date(`t0`.`paid_at`, ?, 'start of month') as `__b0`, `t0`.`amount` as `__v0` from `payment` as `t0` where `t0`.`deleted_tracker` = ?) as `__src` " +
+        'group by `__src`.`__b0` order by `__a0` DESC NULLS LAST, `__src`.`__b0` ASC NULLS FIRST limit ?',
+    );
+    expect(ist.bindings).to.deep.equal(['+330 minutes', 'not-deleted', 10]);
+    expect(() => compileGroupPage(db, sqliteDialect, src, group({ kind: 'name', name: 'Europe/Berlin' }))).to.throw(/not supported/);
+  });
+});
+
+describe('unit: check-group rules', () => {
+  const zones: [string, boolean, unknown][] = [
+    ['+05:30', false, { kind: 'offset', minutes: 330 }],
+    ['-08:00', false, { kind: 'offset', minutes: -480 }],
+    ['+0545', false, { kind: 'offset', minutes: 345 }],
+    ['UTC', false, { kind: 'offset', minutes: 0 }],
+    ['Z', false, { kind: 'offset', minutes: 0 }],
+    ['Europe/Berlin', true, { kind: 'name', name: 'Europe/Berlin' }],
+  ];
+  for (const [raw, names, want] of zones) it(`timezone ${raw} → ${JSON.stringify(want)}`, () => expect(checkTimeZone(raw, names)).to.deep.equal(want));
+  for (const [raw, names] of [['Europe/Berlin', false], ['+14:30', true], ['+05:60', true], ['Mars/Base', true], ["UTC'; --", true]] as const) {
+    it(`timezone ${raw} is refused (zone names ${names ? 'on' : 'off'})`, () => expect(() => checkTimeZone(raw, names)).to.throw(/^timezone: /));
+  }
+
+  it('a label tells buckets apart only when it is at least as fine as the granularity', () => {
+    expect(labelIsInjective('YYYY-MM-DD', 'week')).to.equal(true);
+    expect(labelIsInjective('YYYY-MM', 'month')).to.equal(true);
+    expect(labelIsInjective('YYYY-MM', 'week')).to.equal(false);
+    expect(labelIsInjective('YYYY', 'year')).to.equal(true);
+    expect(labelIsInjective('YYYY', 'day')).to.equal(false);
+    expect(labelIsInjective('MMM', 'month')).to.equal(false);
+  });
+});
