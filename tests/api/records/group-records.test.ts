@@ -93,6 +93,19 @@ for (const dialect of DIALECTS) {
         expect(queries, queries.join('\n')).to.have.length(2);
       });
 
+      it('populates relations of groupRecords with one query per relation level, not per group', async () => {
+        queries.length = 0;
+        const body = await find({ groupBy: ['dueOn:year'], populateGroup: true, populate: ['branch'], fields: ['title'], groupFilter: { limit: 3 } });
+        expect(queries, queries.join('\n')).to.have.length(3);
+        const all: Record<string, unknown>[] = body.groupRecords.flatMap((g: GroupRecords) => g.records);
+        expect(all.length).to.be.greaterThan(10);
+        for (const r of all) {
+          const p = PAYMENTS.find((x) => x.title === r.title);
+          const branch = r.branch as { name: string } | null;
+          expect(branch === null ? null : branch.name, String(r.title)).to.equal(p?.branch === 'West' ? null : (p?.branch ?? null));
+        }
+      });
+
       it('keeps the groups paged and sorted; groupRecords follows the page of groups', async () => {
         const body = await find({ groupBy: ['dueOn:month:MMM'], aggregates: ['units:sum'], sort: ['-units_sum'], limit: 3, populateGroup: true, groupFilter: { limit: 1 } });
         expect(body.records).to.have.length(3);

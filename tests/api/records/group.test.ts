@@ -101,6 +101,18 @@ for (const dialect of DIALECTS) {
         expect(body.records.map((r: Record<string, unknown>) => r['branch.name'])).to.deep.equal([null, 'East', 'North', 'South']);
       });
 
+      it('buckets a date reached through a relation (branch.createdAt:year)', async () => {
+        const body = await find({ groupBy: ['branch.createdAt:year', 'branch.region'], sort: ['branch.region:DESC'] });
+        const year = String(new Date().getUTCFullYear());
+        const count = (region: string | null) => ACTIVE.filter((p) => ({ North: 'N', South: 'S', East: 'E' } as Record<string, string>)[p.branch ?? ''] === (region ?? undefined)).length;
+        expect(body.records).to.deep.equal([
+          { 'branch.createdAt:year': year, 'branch.region': 'S', count: count('S') },
+          { 'branch.createdAt:year': year, 'branch.region': 'N', count: count('N') },
+          { 'branch.createdAt:year': year, 'branch.region': 'E', count: count('E') },
+          { 'branch.createdAt:year': null, 'branch.region': null, count: ACTIVE.filter((p) => p.branch === null || p.branch === 'West').length },
+        ]);
+      });
+
       it('answers numbers as JSON numbers, aliases as <field>_<function>', async () => {
         const body = await find({ groupBy: ['paid'], aggregates: ['amount:sum', 'amount:avg', 'units:sum', 'units:avg', 'id:count', 'id:max'] });
         for (const r of body.records) {
