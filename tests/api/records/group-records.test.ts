@@ -73,6 +73,18 @@ for (const dialect of DIALECTS) {
         });
       });
 
+      it('finds the records of groups keyed by raw datetimes, decimals, floats and booleans (values bound back)', async () => {
+        for (const key of ['paidAt', 'amount', 'ratio', 'paid', 'branchId']) {
+          const body = await find({ groupBy: [key], populateGroup: true, limit: 100, groupFilter: { limit: 100, sort: ['branch.name:DESC', 'title'] } });
+          for (const g of body.groupRecords as GroupRecords[]) {
+            expect(g.records.length, `${key} ${JSON.stringify(g.groupKey)}`).to.equal(g.aggregates.count);
+            expect(g.meta.totalRecords).to.equal(g.aggregates.count);
+            for (const r of g.records) expect(r[key], key).to.deep.equal(g.groupKey[key]);
+          }
+          expect(body.groupRecords.reduce((n: number, g: GroupRecords) => n + g.records.length, 0), key).to.equal(ACTIVE.length);
+        }
+      });
+
       it('answers a group whose page is past its end with no records and its true size', async () => {
         const body = await find({ groupBy: ['paid'], populateGroup: true, groupFilter: { offset: 25, limit: 5 } });
         const oracle = groupsOf(ACTIVE, ['paid']);
