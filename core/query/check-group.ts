@@ -103,7 +103,8 @@ const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/;
 /** `+05:30`, `-08:00`, `Z`/`UTC` or an IANA name (spec 4.3 `timezone`; CONTRACT: fixed offsets on both databases). */
 export function checkTimeZone(raw: string | null, names: boolean): BucketZone {
   if (raw === null) return UTC_ZONE;
-  const text = raw.trim();
+  // An unencoded `+` in a query string arrives as a space: ` 05:30` is read as `+05:30`.
+  const text = raw.replace(/^ (?=\d{2}:?\d{2}$)/, '+').trim();
   if (UTC_NAMES.has(text.toLowerCase())) return UTC_ZONE;
   const m = FIXED_OFFSET.exec(text);
   if (m) {

@@ -75,6 +75,7 @@ describe('unit: check-group rules', () => {
     ['+05:30', false, { kind: 'offset', minutes: 330 }],
     ['-08:00', false, { kind: 'offset', minutes: -480 }],
     ['+0545', false, { kind: 'offset', minutes: 345 }],
+    [' 05:30', false, { kind: 'offset', minutes: 330 }],
     ['UTC', false, { kind: 'offset', minutes: 0 }],
     ['Z', false, { kind: 'offset', minutes: 0 }],
     ['Europe/Berlin', true, { kind: 'name', name: 'Europe/Berlin' }],
