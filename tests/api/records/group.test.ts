@@ -3,6 +3,7 @@
  * computed from the same seeded records (tests/fixtures/group-dataset.ts).
  */
 import { expect } from 'chai';
+import fc from 'fast-check';
 import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
@@ -203,6 +204,36 @@ for (const dialect of DIALECTS) {
           const body = await find({ groupBy: ['branch.name'], aggregates: ['units:sum'], ...(scope ? { showSoftDeleted: scope } : {}) });
           expectGroups(body.records, expected(list, ['branch.name'], ['units:sum']), `showSoftDeleted=${scope}`);
         }
+      });
+    });
+
+    describe('property: random groupings equal the oracle', () => {
+      const KEYS = [
+        'paid', 'note', 'units', 'branch.name', 'branch.region', 'branchId',
+        ...GRANULARITIES.flatMap((u) => ['paidAt', 'dueOn'].flatMap((f) => FORMATS.map((x) => (x ? `${f}:${u}:${x}` : `${f}:${u}`)))),
+      ];
+      const AGGREGATES = ['amount:sum', 'amount:avg', 'units:min', 'units:max', 'ratio:sum', 'note:count_distinct', 'paidAt:max', 'dueOn:min', 'title:count', 'id:count'];
+      it('any 1–3 keys, aggregates, offset, amount filter and fixed offset (GROUP_PROPERTY_RUNS, default 25)', async () => {
+        const runs = Number(process.env.GROUP_PROPERTY_RUNS ?? 25);
+        await fc.assert(
+          fc.asyncProperty(
+            fc.uniqueArray(fc.constantFrom(...KEYS), { minLength: 1, maxLength: 3 }),
+            fc.uniqueArray(fc.constantFrom(...AGGREGATES), { maxLength: 3 }),
+            fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+            fc.constantFrom(0, 330, -480, 60),
+            fc.integer({ min: 0, max: 3 }),
+            async (groupBy, aggregates, minAmount, minutes, offset) => {
+              const timezone = `${minutes < 0 ? '-' : '+'}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
+              const filters = minAmount === undefined ? undefined : { amount: { $gte: minAmount / 100 } };
+              const body = await find({ groupBy, aggregates, timezone, offset, limit: 100, ...(filters ? { filters } : {}) });
+              const list = minAmount === undefined ? ACTIVE : ACTIVE.filter((p) => p.amount !== null && p.amount >= minAmount / 100);
+              const want = expected(list, groupBy, aggregates, { offset: minutes });
+              expectGroups(body.records, want.slice(offset), JSON.stringify({ groupBy, aggregates, timezone, minAmount, offset }));
+              expect(body.meta.totalRecords).to.equal(want.length);
+            },
+          ),
+          { numRuns: runs },
+        );
       });
     });
 
