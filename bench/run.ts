@@ -195,7 +195,7 @@ async function main(): Promise<void> {
     }
     report(results, o);
     if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, results }, null, 2));
-    const failed = results.filter((r) => r.target === 'service' && (r.errors > 0 || (r.non2xx > 0 && r.scenario !== 'grouped')));
+    const failed = results.filter((r) => r.target === 'service' && (r.errors > 0 || r.non2xx > 0));
     if (failed.length > 0) {
       process.stderr.write(`errors in: ${failed.map((f) => `${f.scenario} (${f.errors} errors, ${f.non2xx} non-2xx)`).join(', ')}\n`);
       process.exitCode = 1;
