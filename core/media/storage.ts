@@ -1,0 +1,40 @@
+/**
+ * Where file bytes live. The core talks to this interface only; the local-disk provider is one file,
+ * an S3-compatible provider would be one more (put → PutObject, get → GetObject, …).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+
+export interface StoredObject {
+  readonly key: string;
+  readonly size: number;
+}
+
+export interface StorageProvider {
+  /** Stores the stream under a new unique key and answers it. */
+  put(body: Readable, opts: { readonly extension: string; readonly contentType: string }): Promise<StoredObject>;
+  /** The bytes of `key`, or null when there is no such object. */
+  get(key: string): Promise<Readable | null>;
+  /** Removes `key`; a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+  /** Every object the provider holds, with its last change (for `media:prune`). */
+  list(): AsyncIterable<{ readonly key: string; readonly modifiedAt: Date }>;
+}
+
+/**
+ * Keys are random (never derived from the client's file name): `ab/<32 hex>.<ext>`. Unique keys make
+ * served files immutable, so they can be cached forever, and deleting one record's file never
+ * touches another's even when the bytes are the same.
+ */
+export const STORAGE_KEY = /^[0-9a-f]{2}\/[0-9a-f]{32}\.[a-z0-9]{1,8}$/;
+
+export function isStorageKey(key: string): boolean {
+  return STORAGE_KEY.test(key);
+}
+
+export function newStorageKey(extension: string): string {
+  const id = randomBytes(16).toString('hex');
+  const ext = /^[a-z0-9]{1,8}$/.test(extension) ? extension : 'bin';
+  return `${id.slice(0, 2)}/${id}.${ext}`;
+}
