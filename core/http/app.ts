@@ -13,6 +13,10 @@ import { compileValidators } from '../validation/compile';
 import { jsonBody } from './body';
 import { errorMapper } from './error-mapper';
 import { healthRouter } from './health';
+import { tmpDirOf } from '../media/intake';
+import { LocalDiskStorage } from '../media/local-disk';
+import { serveUploads } from '../media/serve';
+import { MediaService } from '../media/service';
 import { requestId } from './request-id';
 import type { RequestState } from './state';
 
@@ -51,8 +55,11 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const authorizer: Authorizer | null = plugins.find((p) => p.authorizer)?.authorizer?.(pluginDeps) ?? null;
 
   const validators = new Map(registry.contentTypes.map((ct) => [ct.name, compileValidators(ct, registry)] as const));
-  const service = new RecordService({ db, dialect, registry, validators, hashPassword: passwordHasher(config.iam.bcryptCost), maxLimit: config.apiMaxLimit });
-  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring));
+  const storage = new LocalDiskStorage(config.uploadsDir);
+  const media = new MediaService({ storage, registry, publicUrl: config.publicUrl });
+  const service = new RecordService({ db, dialect, registry, validators, hashPassword: passwordHasher(config.iam.bcryptCost), maxLimit: config.apiMaxLimit, media });
+  const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };
+  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads);
 
   const api = new Router<RequestState>();
   for (const p of plugins) p.routes?.(api, pluginDeps);
@@ -68,6 +75,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     errorMapper(),
     securityHeaders,
     routed(health.routes()),
+    serveUploads(db, media, storage),
     ...jsonBody(config.bodyMaxBytes),
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),

@@ -2,6 +2,8 @@
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/errors';
 import type { RequestState } from '../http/state';
+import { isMultipart, readRecordForm } from '../media/form';
+import type { IncomingFile, IntakeLimits } from '../media/intake';
 import type { Authorizer, RecordAction } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
 import type { ContentType } from '../registry/types';
@@ -29,7 +31,20 @@ export class RecordController {
     private readonly service: RecordService,
     private readonly authorizer: Authorizer | null,
     private readonly queryOf: (ctx: RecordContext) => unknown,
+    /** Multipart uploads (issue 6); null: JSON bodies only. */
+    private readonly uploads: IntakeLimits | null = null,
   ) {}
+
+  /** The body and files of a write: a JSON body, or a multipart form read only now, after the permission check. */
+  private async withBody<T>(ctx: RecordContext, fn: (body: unknown, files: readonly IncomingFile[]) => Promise<T>): Promise<T> {
+    if (!this.uploads || !isMultipart(ctx)) return fn(ctx.request.body, []);
+    const form = await readRecordForm(ctx, this.uploads);
+    try {
+      return await fn(form.body, form.files);
+    } finally {
+      await form.discard();
+    }
+  }
 
   /** Reading through relations or archived records needs more than the model's own permission (issue 3, Safety). */
   private async checkReads(ctx: RecordContext, model: ContentType, reads: readonly string[], scope: string): Promise<void> {
@@ -58,7 +73,7 @@ export class RecordController {
   }
 
   async create(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.create(model, ctx.request.body, ctx.state.actor));
+    ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.create(model, body, ctx.state.actor, files)));
   }
 
   async createMany(ctx: RecordContext, model: ContentType): Promise<void> {
@@ -66,7 +81,8 @@ export class RecordController {
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
-    ctx.body = envelope(await this.service.update(model, recordId(ctx), ctx.request.body, mode, ctx.state.actor));
+    const id = recordId(ctx);
+    ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.update(model, id, body, mode, ctx.state.actor, files)));
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {

@@ -5,6 +5,8 @@
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import { AppError } from '../errors/app-error';
+import type { IncomingFile } from '../media/intake';
+import { type MediaService, type PreparedFile, mediaFields } from '../media/service';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Actor } from '../plugin-api';
 import type { ListQuery } from '../query/ast';
@@ -31,6 +33,8 @@ export interface RecordServiceDeps {
   readonly hashPassword: (plain: string) => Promise<string>;
   readonly maxLimit: number;
   readonly now?: () => Date;
+  /** Media fields (issue 6); without it media fields are neither written nor resolved. */
+  readonly media?: MediaService | null;
 }
 
 export interface ListResult {
@@ -82,6 +86,7 @@ export class RecordService {
     const { db, dialect } = this.deps;
     const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
     const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate));
+    await this.run(q.model, async () => this.deps.media?.attach(db, q.model, rows, records, q.populateMedia));
     const currentPage = q.limit > 0 ? Math.floor(q.offset / q.limit) + 1 : 1;
     const totalPages = q.limit > 0 ? Math.ceil(total / q.limit) : 0;
     return { records, meta: { totalRecords: total, currentPage, totalPages } };
@@ -103,15 +108,19 @@ export class RecordService {
       const row = await repo.findById(db, q.model, id, q.softDelete, withLinks(q.select, q.populate));
       if (!row) throw new NotFoundError(`no ${q.model.name} with id ${id}`);
       const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate);
+      await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
       return record;
     });
   }
 
-  async create(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord> {
+  /** `files`: the file parts of a multipart create (issue 6), still in their temporary files. */
+  async create(model: ContentType, body: unknown, actor: Actor | null, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
     const data = this.validators(model).check(body, 'create');
-    return this.transaction(model, async (trx) => {
-      const id = await this.insert(trx, model, data, actor);
-      return { ...(await this.readBack(trx, model, id, 'active')), createdBy: createdBy(actor), updatedBy: updatedBy(actor) };
+    const prepared = await this.prepareFiles(model, files);
+    return this.withFiles(model, prepared, async (trx) => {
+      const id = await this.insert(trx, model, data, actor, prepared);
+      const record = { ...(await this.readBack(trx, model, id, 'active')), createdBy: createdBy(actor), updatedBy: updatedBy(actor) };
+      return this.withMedia(trx, model, id, record, data, prepared);
     });
   }
 
@@ -139,25 +148,28 @@ export class RecordService {
     });
   }
 
-  async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, actor: Actor | null): Promise<ApiRecord> {
+  async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, actor: Actor | null, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
     const data = this.validators(model).check(body, mode);
-    return this.transaction(model, async (trx) => {
+    const prepared = await this.prepareFiles(model, files);
+    return this.withFiles(model, prepared, async (trx, obsolete) => {
       await this.mustExist(trx, model, id, 'active');
       const { row, links } = await this.toRow(trx, model, data, mode);
       row.updated_at = toIsoTimestamp(this.now());
       row.updated_by_id = actor?.id ?? null;
       await repo.updateRow(trx, model, id, row);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
-      return { ...(await this.readBack(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+      if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
+      const record = { ...(await this.readBack(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+      return this.withMedia(trx, model, id, record, data, prepared);
     });
   }
 
   async remove(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
-    return this.transaction(model, async (trx) => this.removeOne(trx, model, id, actor));
+    return this.withFiles(model, [], async (trx, obsolete) => this.removeOne(trx, model, id, actor, obsolete));
   }
 
   async removeMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
-    return this.eachId(model, body, 'active', (trx, id) => this.removeOne(trx, model, id, actor));
+    return this.eachId(model, body, 'active', (trx, id, obsolete) => this.removeOne(trx, model, id, actor, obsolete));
   }
 
   async recover(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
@@ -196,6 +208,37 @@ export class RecordService {
     return this.run(model, () => this.deps.db.transaction(fn));
   }
 
+  private async prepareFiles(model: ContentType, files: readonly IncomingFile[]): Promise<PreparedFile[]> {
+    if (files.length === 0) return [];
+    if (!this.deps.media) throw new BadRequestError('this service takes no files');
+    return this.deps.media.prepare(model, files);
+  }
+
+  /**
+   * A write transaction that may bring or drop files: files it brought are deleted when it fails (nothing
+   * left behind), files it dropped (`obsolete`) only once it has committed.
+   */
+  private async withFiles<T>(model: ContentType, prepared: readonly PreparedFile[], fn: (trx: Knex.Transaction, obsolete: string[]) => Promise<T>): Promise<T> {
+    const obsolete: string[] = [];
+    let out: T;
+    try {
+      out = await this.transaction(model, (trx) => fn(trx, obsolete));
+    } catch (e) {
+      await this.deps.media?.deleteKeys(prepared.map((p) => p.key));
+      throw e;
+    }
+    await this.deps.media?.deleteKeys(obsolete);
+    return out;
+  }
+
+  /** A write that touched media answers the record with `_media` of every media field. */
+  private async withMedia(trx: Knex.Transaction, model: ContentType, id: number, record: ApiRecord, data: Record<string, unknown>, prepared: readonly PreparedFile[]): Promise<ApiRecord> {
+    const fields = mediaFields(model);
+    if (!this.deps.media || (prepared.length === 0 && !fields.some((f) => f.name in data))) return record;
+    await this.deps.media.attach(trx, model, [{ id }], [record], fields);
+    return record;
+  }
+
   private async mustExist(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'exclusive'): Promise<Row> {
     const row = await repo.findById(trx, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], this.deps.dialect);
     if (!row) throw new NotFoundError(scope === 'active' ? `no ${model.name} with id ${id}` : `no archived ${model.name} with id ${id}`);
@@ -203,12 +246,12 @@ export class RecordService {
   }
 
   /** A bulk call over ids: every id must exist in `scope` first, then all in one transaction. */
-  private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', fn: (trx: Knex.Transaction, id: number) => Promise<ApiRecord>): Promise<ApiRecord[]> {
+  private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', fn: (trx: Knex.Transaction, id: number, obsolete: string[]) => Promise<ApiRecord>): Promise<ApiRecord[]> {
     const ids = parseIdList(body);
-    return this.transaction(model, async (trx) => {
+    return this.withFiles(model, [], async (trx, obsolete) => {
       await this.allExist(trx, model, ids, scope);
       const out: ApiRecord[] = [];
-      for (const id of ids) out.push(await fn(trx, id));
+      for (const id of ids) out.push(await fn(trx, id, obsolete));
       return out;
     });
   }
@@ -237,12 +280,13 @@ export class RecordService {
     return record;
   }
 
-  private async insert(trx: Knex.Transaction, model: ContentType, data: Record<string, unknown>, actor: Actor | null): Promise<number> {
+  private async insert(trx: Knex.Transaction, model: ContentType, data: Record<string, unknown>, actor: Actor | null, prepared: readonly PreparedFile[] = []): Promise<number> {
     const { row, links } = await this.toRow(trx, model, data, 'create');
     const now = toIsoTimestamp(this.now());
     Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: actor?.id ?? null, updated_by_id: actor?.id ?? null });
     const id = await repo.insertRow(trx, model, row);
     for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
+    await this.deps.media?.write(trx, model, id, data, prepared, true); // a new record has nothing to drop
     return id;
   }
 
@@ -319,11 +363,13 @@ export class RecordService {
     return id;
   }
 
-  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
+  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null, obsolete: string[]): Promise<ApiRecord> {
     await this.mustExist(trx, model, id, 'active');
     if (!model.softDelete) {
       // A model without soft delete loses the row for good; the answer shows it as it was.
       const before = await this.readBack(trx, model, id, 'active');
+      // Its files go too (after commit); a soft-deleted record keeps them for a recover.
+      if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
       try {
         await repo.deleteRow(trx, model, id);
       } catch (e) {

@@ -44,6 +44,9 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
       } else if (a.joinTable) {
         properties[a.name] = { type: 'array', uniqueItems: true, maxItems: 1000, items: { type: 'integer', minimum: 1 } };
       }
+    } else if (a.kind === 'media' && !a.private) {
+      // Files come as multipart parts; in JSON a media field is the list of its file ids to keep (null: none).
+      properties[a.name] = { anyOf: [{ type: 'array', uniqueItems: true, maxItems: a.multiple ? 1000 : 1, items: { type: 'integer', minimum: 1 } }, { type: 'null' }] };
     }
   }
   void registry;

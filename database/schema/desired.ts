@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { ATTRIBUTE_KINDS } from '../../core/registry/attribute-kinds';
 import { snakeCase } from '../../core/registry/naming';
 import { type ContentType, NOT_DELETED, type Registry } from '../../core/registry/types';
+import { MEDIA_TABLE, mediaTableDef } from '../../core/media/table';
 import type { ColumnDef, IndexDef, SchemaDef, TableDef } from './types';
 
 const TIMESTAMP = { method: 'timestamp', args: [{ useTz: true, precision: 3 }] } as const;
@@ -93,6 +94,12 @@ function joinTables(ct: ContentType, registry: Registry): TableDef[] {
 /** The schema the registry needs. Tables come in dependency order (referenced tables first). */
 export function desiredSchema(registry: Registry): SchemaDef {
   const tables = registry.contentTypes.flatMap((ct) => [modelTable(ct, registry), ...joinTables(ct, registry)]);
+  // The media table exists once some model has a media field (issue 6); a model may not take its name.
+  if (registry.contentTypes.some((ct) => ct.attributes.some((a) => a.kind === 'media'))) {
+    const clash = tables.find((t) => t.name === MEDIA_TABLE);
+    if (clash) throw new Error(`table "${MEDIA_TABLE}" is reserved for media; give the model another table name`);
+    tables.push(mediaTableDef());
+  }
   return { version: 1, tables: orderByDependency(tables) };
 }
 
