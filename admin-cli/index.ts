@@ -7,12 +7,14 @@ import { DestructiveChangeError } from '../database/migrate';
 import { RegistryError } from '../core/registry';
 import { cliDeps, closeCliDeps } from './boot';
 import { registerContentTypes } from './commands/content-types';
+import { registerMedia } from './commands/media';
 import { registerMigrate } from './commands/migrate';
 
 const program = new Command();
 program.name('admin-cli').description('Record and Identity Service administration').showHelpAfterError();
 registerMigrate(program);
 registerContentTypes(program);
+registerMedia(program);
 for (const p of enabledPlugins()) p.cli?.(program, async () => cliDeps());
 
 program

@@ -1,0 +1,319 @@
+/** Issue 6: multipart create/update, storage, `_media` (spec 2.5, 4.3), limits, cleanup, media:prune. */
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAX_FILES_PER_REQUEST } from '../../../core/media/limits';
+import { DIALECTS } from '../../helpers/dialects';
+import { filesUnder, pdf, png, sendForm, sha256, text } from '../../helpers/multipart';
+import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
+
+const MAX = 64 * 1024;
+
+for (const dialect of DIALECTS) {
+  describe(`records: media [${dialect}]`, () => {
+    let app: TestApp;
+    let uploads: string;
+    let instituteId: number;
+    let seq = 0;
+
+    const url = (p: string): string => app.url + p;
+    const stored = (): string[] => filesUnder(uploads);
+    const mediaRows = async (): Promise<number> => Number(((await app.deps.db('media_files').count({ n: '*' })) as { n: number | string }[])[0].n);
+    const fetchBytes = async (u: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: Buffer; headers: Headers }> => {
+      const res = await fetch(u, { headers });
+      return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+    };
+    const newInstitute = (extra: Record<string, unknown> = {}) => {
+      seq++;
+      return { name: `Institute ${seq}`, code: `I${seq}`, ...extra };
+    };
+
+    before(async () => {
+      app = await startTestApp(dialect, { env: { UPLOAD_MAX_BYTES: String(MAX), PUBLIC_URL: 'https://cdn.example.test/' } });
+      uploads = app.deps.config.uploadsDir;
+      const res = await app.http.post('/api/institute', newInstitute());
+      instituteId = res.body.data.id;
+    });
+    after(async () => app?.close());
+
+    /** `_full_url` is PUBLIC_URL + /uploads/<key>; the test server answers the same path. */
+    const local = (fullUrl: string): string => {
+      expect(fullUrl.startsWith('https://cdn.example.test/uploads/'), fullUrl).to.equal(true);
+      return url(fullUrl.slice('https://cdn.example.test'.length));
+    };
+
+    describe('create (spec 4.3: `data` + parts named after media fields)', () => {
+      it('stores a single file and answers `_media`; the bytes come back equal, with safe caching headers', async () => {
+        const logo = png('create');
+        const res = await sendForm(url('/api/institute'), 'POST', { data: newInstitute({ city: 'Ogdenville' }) }, [{ part: 'logo', bytes: logo, type: 'image/png', name: 'logo.png' }]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body.data).to.include({ city: 'Ogdenville' });
+        const [m] = res.body.data._media.logo;
+        expect(m).to.have.all.keys('id', 'name', '_full_url');
+        expect(m).to.include({ name: 'logo.png' });
+        const got = await fetchBytes(local(m._full_url));
+        expect(got.status).to.equal(200);
+        expect(sha256(got.bytes)).to.equal(sha256(logo));
+        expect(got.headers.get('content-type')).to.equal('image/png');
+        expect(got.headers.get('etag')).to.equal(`"${sha256(logo)}"`);
+        expect(got.headers.get('cache-control')).to.match(/immutable/);
+        expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
+        expect(got.headers.get('content-disposition')).to.match(/^inline/);
+        const again = await fetchBytes(local(m._full_url), { 'if-none-match': `"${sha256(logo)}"` });
+        expect(again.status).to.equal(304);
+        expect(again.bytes.length).to.equal(0);
+      });
+
+      it('stores several files in a multiple field, in order', async () => {
+        const files = [pdf('one'), text('two\n'), png('three')];
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [
+          { part: 'attachments', bytes: files[0], type: 'application/pdf', name: 'one.pdf' },
+          { part: 'attachments', bytes: files[1], type: 'text/plain', name: 'two.txt' },
+          { part: 'attachments', bytes: files[2], type: 'image/png', name: 'three.png' },
+        ]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const list = res.body.data._media.attachments;
+        expect(list.map((x: { name: string }) => x.name)).to.deep.equal(['one.pdf', 'two.txt', 'three.png']);
+        for (const [i, x] of list.entries()) expect(sha256((await fetchBytes(local(x._full_url))).bytes)).to.equal(sha256(files[i]));
+      });
+
+      it('validates `data` with the same validators as JSON (422 details.fields) and stores nothing', async () => {
+        const before = stored();
+        const rows = await mediaRows();
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 7, bogus: 1 } }, [{ part: 'attachments', bytes: pdf(), type: 'application/pdf', name: 'x.pdf' }]);
+        expect(res.status).to.equal(422);
+        expect(res.body.error.details.fields).to.have.keys('feeType', 'bogus');
+        expect(stored()).to.deep.equal(before);
+        expect(await mediaRows()).to.equal(rows);
+      });
+
+      it('answers 400 for `data` that is not JSON and for an unknown text part', async () => {
+        const a = await sendForm(url('/api/institute'), 'POST', { data: '{"name":' }, []);
+        expect(a.status).to.equal(400);
+        const b = await sendForm(url('/api/institute'), 'POST', { data: newInstitute(), other: 'x' }, []);
+        expect(b.status).to.equal(400);
+      });
+
+      it('JSON bodies keep working as before', async () => {
+        const res = await app.http.post('/api/institute', newInstitute());
+        expect(res.status).to.equal(200);
+        expect(res.body.data).to.not.have.property('_media');
+      });
+    });
+
+    describe('populateMedia on Find and FindOne (spec 2.5)', () => {
+      let a: number;
+      let b: number;
+      before(async () => {
+        const r1 = await sendForm(url('/api/institute'), 'POST', { data: newInstitute({ city: 'Popville' }) }, [{ part: 'logo', bytes: png('p1'), type: 'image/png', name: 'p1.png' }]);
+        const r2 = await app.http.post('/api/institute', newInstitute({ city: 'Popville' }));
+        a = r1.body.data.id;
+        b = r2.body.data.id;
+      });
+
+      it('Find: every record of the page has `_media.<field>` as an array (empty when no file)', async () => {
+        const res = await app.http.get('/api/institute?filters[city][$eq]=Popville&sort[0]=id&populateMedia[0]=logo');
+        expect(res.status).to.equal(200);
+        const [ra, rb] = res.body.records;
+        expect(ra.id).to.equal(a);
+        expect(ra._media.logo).to.have.length(1);
+        expect(ra._media.logo[0]).to.include({ name: 'p1.png' });
+        expect(rb.id).to.equal(b);
+        expect(rb._media).to.deep.equal({ logo: [] });
+      });
+
+      it('FindOne: `_media` when asked, absent otherwise; works with `fields`', async () => {
+        const one = await app.http.get(`/api/institute/${a}?populateMedia[0]=logo&fields[0]=name`);
+        expect(one.status).to.equal(200);
+        expect(one.body._media.logo[0].id).to.be.a('number');
+        expect(one.body._media.logo[0]._full_url).to.match(/^https:\/\/cdn\.example\.test\/uploads\//);
+        const plain = await app.http.get(`/api/institute/${a}`);
+        expect(plain.body).to.not.have.property('_media');
+      });
+
+      it('refuses populateMedia of a field that is not a media field (400)', async () => {
+        const res = await app.http.get('/api/institute?populateMedia[0]=name');
+        expect(res.status).to.equal(400);
+      });
+    });
+
+    describe('update: replace, append, remove (spec 4.3 `updateDto` + `files`)', () => {
+      it('an upload to a single field replaces the old file (row and bytes)', async () => {
+        const r = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('old'), type: 'image/png', name: 'old.png' }]);
+        const old = r.body.data._media.logo[0];
+        const res = await sendForm(url(`/api/institute/${r.body.data.id}`), 'PATCH', { updateDto: { city: 'Newtown' } }, [{ part: 'files', bytes: png('new'), type: 'image/png', name: 'new.png' }]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body.data.city).to.equal('Newtown');
+        const now = res.body.data._media.logo;
+        expect(now).to.have.length(1);
+        expect(now[0].name).to.equal('new.png');
+        expect(now[0].id).to.not.equal(old.id);
+        expect((await fetchBytes(local(old._full_url))).status).to.equal(404);
+        expect(stored().some((f) => old._full_url.endsWith(f))).to.equal(false);
+      });
+
+      it('a multiple field appends (PATCH with `files`, PUT with `data` + field parts)', async () => {
+        const r = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Append', instituteId } }, [{ part: 'attachments', bytes: pdf('a'), type: 'application/pdf', name: 'a.pdf' }]);
+        const id = r.body.data.id;
+        const p = await sendForm(url(`/api/fee-type/${id}`), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('b'), type: 'application/pdf', name: 'b.pdf' }]);
+        expect(p.status, JSON.stringify(p.body)).to.equal(200);
+        expect(p.body.data._media.attachments.map((x: { name: string }) => x.name)).to.deep.equal(['a.pdf', 'b.pdf']);
+        const put = await sendForm(url(`/api/fee-type/${id}`), 'PUT', { data: { feeType: 'Append', instituteId, latePaymentFees: 3 } }, [{ part: 'attachments', bytes: pdf('c'), type: 'application/pdf', name: 'c.pdf' }]);
+        expect(put.status, JSON.stringify(put.body)).to.equal(200);
+        expect(put.body.data.latePaymentFees).to.equal(3);
+        expect(put.body.data._media.attachments.map((x: { name: string }) => x.name)).to.deep.equal(['a.pdf', 'b.pdf', 'c.pdf']);
+      });
+
+      it('a JSON keep-list removes the other files; null clears; an id of another record is refused (422)', async () => {
+        const r = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Keep', instituteId } }, [
+          { part: 'attachments', bytes: pdf('k1'), type: 'application/pdf', name: 'k1.pdf' },
+          { part: 'attachments', bytes: pdf('k2'), type: 'application/pdf', name: 'k2.pdf' },
+        ]);
+        const id = r.body.data.id;
+        const [k1, k2] = r.body.data._media.attachments;
+        const keep = await app.http.patch(`/api/fee-type/${id}`, { attachments: [k1.id] });
+        expect(keep.status, JSON.stringify(keep.body)).to.equal(200);
+        expect(keep.body.data._media.attachments.map((x: { id: number }) => x.id)).to.deep.equal([k1.id]);
+        expect((await fetchBytes(local(k2._full_url))).status).to.equal(404);
+        const other = await app.http.get('/api/fee-type?filters[feeType][$eq]=Multi&populateMedia[0]=attachments');
+        const foreign = other.body.records[0]._media.attachments[0].id;
+        const bad = await app.http.patch(`/api/fee-type/${id}`, { attachments: [foreign] });
+        expect(bad.status).to.equal(422);
+        expect(bad.body.error.details.fields).to.have.property('attachments');
+        const clear = await app.http.patch(`/api/fee-type/${id}`, { attachments: null });
+        expect(clear.status).to.equal(200);
+        expect(clear.body.data._media.attachments).to.deep.equal([]);
+        expect((await fetchBytes(local(k1._full_url))).status).to.equal(404);
+      });
+
+      it('`logo: null` clears a single field', async () => {
+        const r = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('clear'), type: 'image/png', name: 'c.png' }]);
+        const res = await app.http.patch(`/api/institute/${r.body.data.id}`, { logo: null });
+        expect(res.status).to.equal(200);
+        expect(res.body.data._media).to.deep.equal({ logo: [] });
+      });
+    });
+
+    describe('limits', () => {
+      it('413 for a file over UPLOAD_MAX_BYTES; nothing left on disk or in the table', async () => {
+        const before = stored();
+        const rows = await mediaRows();
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Big', instituteId } }, [{ part: 'attachments', bytes: Buffer.alloc(MAX * 3, 0x61), type: 'text/plain', name: 'big.txt' }]);
+        expect(res.status).to.equal(413);
+        expect(res.body.error.name).to.equal('PayloadTooLargeError');
+        await new Promise((r) => setTimeout(r, 50));
+        expect(stored()).to.deep.equal(before);
+        expect(await mediaRows()).to.equal(rows);
+        expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=Big')).body.records).to.have.length(0);
+      });
+
+      it(`413 for more than ${MAX_FILES_PER_REQUEST} files in one request`, async () => {
+        const before = stored();
+        const parts = Array.from({ length: MAX_FILES_PER_REQUEST + 1 }, (_, i) => ({ part: 'attachments', bytes: pdf(String(i)), type: 'application/pdf', name: `${i}.pdf` }));
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Many', instituteId } }, parts);
+        expect(res.status).to.equal(413);
+        expect(res.body.error.message).to.match(/at most/);
+        await new Promise((r) => setTimeout(r, 50));
+        expect(stored()).to.deep.equal(before);
+      });
+
+      it('422 details.fields.logo for a PDF or text declared as image/png (type from the bytes)', async () => {
+        const before = stored();
+        for (const bytes of [pdf(), text('just text, not an image')]) {
+          const res = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes, type: 'image/png', name: 'fake.png' }]);
+          expect(res.status).to.equal(422);
+          expect(res.body.error.details.fields.logo[0]).to.match(/not allowed/);
+        }
+        expect(stored()).to.deep.equal(before);
+      });
+
+      it('422 for two files in a single field and for a part that names no media field', async () => {
+        const two = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [
+          { part: 'logo', bytes: png('1'), type: 'image/png', name: '1.png' },
+          { part: 'logo', bytes: png('2'), type: 'image/png', name: '2.png' },
+        ]);
+        expect(two.status).to.equal(422);
+        expect(two.body.error.details.fields).to.have.property('logo');
+        const unknown = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'city', bytes: png('3'), type: 'image/png', name: '3.png' }]);
+        expect(unknown.status).to.equal(422);
+        expect(unknown.body.error.details.fields).to.have.property('city');
+      });
+
+      it('a traversal file name is reduced to its last segment; the file lands only under the uploads folder', async () => {
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Traversal', instituteId } }, [{ part: 'attachments', bytes: text('root:x:0:0'), type: 'text/plain', name: '../../etc/passwd' }]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const [m] = res.body.data._media.attachments;
+        expect(m.name).to.equal('passwd');
+        expect(m._full_url).to.match(/\/uploads\/[0-9a-f]{2}\/[0-9a-f]{32}\.txt$/);
+        expect(stored().every((f) => !f.includes('..') && !f.endsWith('passwd'))).to.equal(true);
+        for (const p of ['/uploads/../../etc/passwd', '/uploads/%2e%2e/%2e%2e/etc/passwd', '/uploads/..%2f..%2fetc%2fpasswd', '/uploads/.tmp/x']) {
+          expect((await fetchBytes(url(p))).status, p).to.equal(404);
+        }
+      });
+
+      it('HTML and SVG are served as attachments, with nosniff', async () => {
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Active', instituteId } }, [
+          { part: 'attachments', bytes: text('<!doctype html><script>alert(1)</script>'), type: 'text/html', name: 'x.html' },
+          { part: 'attachments', bytes: text('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), type: 'image/svg+xml', name: 'x.svg' },
+        ]);
+        expect(res.status).to.equal(200);
+        for (const m of res.body.data._media.attachments) {
+          const got = await fetchBytes(local(m._full_url));
+          expect(got.headers.get('content-disposition')).to.match(/^attachment; filename="x\.(html|svg)"/);
+          expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
+        }
+      });
+    });
+
+    describe('a failed write leaves nothing behind', () => {
+      it('a unique conflict (409) removes the files it brought', async () => {
+        const before = stored();
+        const rows = await mediaRows();
+        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [{ part: 'attachments', bytes: pdf('dup'), type: 'application/pdf', name: 'dup.pdf' }]);
+        expect(res.status).to.equal(409);
+        expect(stored()).to.deep.equal(before);
+        expect(await mediaRows()).to.equal(rows);
+      });
+
+      it('an update of an unknown record (404) removes the files it brought', async () => {
+        const before = stored();
+        const res = await sendForm(url('/api/fee-type/999999'), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('nf'), type: 'application/pdf', name: 'nf.pdf' }]);
+        expect(res.status).to.equal(404);
+        expect(stored()).to.deep.equal(before);
+      });
+    });
+
+    describe('deletes and media:prune', () => {
+      it('a soft-deleted record keeps its files; a hard delete removes rows and files', async () => {
+        const f = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Soft', instituteId } }, [{ part: 'attachments', bytes: pdf('soft'), type: 'application/pdf', name: 's.pdf' }]);
+        const soft = f.body.data._media.attachments[0];
+        expect((await app.http.del(`/api/fee-type/${f.body.data.id}`)).status).to.equal(200);
+        expect((await fetchBytes(local(soft._full_url))).status).to.equal(200);
+        const archived = await app.http.get(`/api/fee-type/${f.body.data.id}?showSoftDeleted=inclusive&populateMedia[0]=attachments`);
+        expect(archived.body._media.attachments[0].id).to.equal(soft.id);
+
+        const i = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('hard'), type: 'image/png', name: 'h.png' }]);
+        const hard = i.body.data._media.logo[0];
+        expect((await app.http.del(`/api/institute/${i.body.data.id}`)).status).to.equal(200);
+        expect((await fetchBytes(local(hard._full_url))).status).to.equal(404);
+        expect(await app.deps.db('media_files').where('id', hard.id).first()).to.equal(undefined);
+        expect(stored().some((s) => hard._full_url.endsWith(s))).to.equal(false);
+      });
+
+      it('`npm run admin -- media:prune` removes orphan rows and stray files, and keeps the rest', async () => {
+        const keep = stored();
+        const rows = await mediaRows();
+        mkdirSync(join(uploads, 'ab'), { recursive: true });
+        writeFileSync(join(uploads, 'ab', 'ab' + '0'.repeat(30) + '.bin'), 'stray');
+        await app.deps.db('media_files').insert({ name: 'o.png', mime: 'image/png', size: 1, sha256: 'x'.repeat(64), storage_key: 'cd/cd' + '1'.repeat(30) + '.png', model: 'institute', field: 'logo', record_id: 987654, created_at: new Date().toISOString() });
+        const env = { ...process.env, ...app.env, AUTO_MIGRATE: 'false' };
+        const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), 'media:prune', '--grace', '0'], { env, encoding: 'utf8', timeout: 20_000 });
+        expect(run.status, run.stderr + run.stdout).to.equal(0);
+        expect(run.stdout).to.match(/1 row.*1 file|removed/);
+        expect(stored()).to.deep.equal(keep);
+        expect(await mediaRows()).to.equal(rows);
+      });
+    });
+  });
+}
