@@ -36,6 +36,19 @@ export class LocalDiskStorage implements StorageProvider {
     return { key, size: (await stat(path)).size };
   }
 
+  /** The temporary upload file lives under the same root (same file system): a rename, no copy. */
+  async adopt(source: string, opts: { extension: string }): Promise<StoredObject> {
+    const key = newStorageKey(opts.extension);
+    const path = this.pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await rename(source, path);
+    } catch {
+      return this.put(createReadStream(source), opts); // another file system (EXDEV): copy
+    }
+    return { key, size: (await stat(path)).size };
+  }
+
   async get(key: string): Promise<Readable | null> {
     if (!(await this.exists(key))) return null;
     return createReadStream(this.pathOf(key));

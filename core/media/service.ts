@@ -119,7 +119,9 @@ export class MediaService {
     const out: PreparedFile[] = [];
     try {
       for (const { file, field, mime } of checked) {
-        const stored = await this.deps.storage.put(createReadStream(file.tmpPath), { extension: extensionFor(mime), contentType: mime });
+        const opts = { extension: extensionFor(mime), contentType: mime };
+        const { storage } = this.deps;
+        const stored = storage.adopt ? await storage.adopt(file.tmpPath, opts) : await storage.put(createReadStream(file.tmpPath), opts);
         out.push({ field, name: sanitizeFileName(file.originalName), mime, size: stored.size, sha256: file.sha256, key: stored.key });
       }
     } catch (e) {

@@ -13,6 +13,11 @@ export interface StoredObject {
 export interface StorageProvider {
   /** Stores the stream under a new unique key and answers it. */
   put(body: Readable, opts: { readonly extension: string; readonly contentType: string }): Promise<StoredObject>;
+  /**
+   * Optional fast path: take over a local file (the upload's temporary file), e.g. by renaming it.
+   * Providers without it get the file as a stream through `put`.
+   */
+  adopt?(path: string, opts: { readonly extension: string; readonly contentType: string }): Promise<StoredObject>;
   /** The bytes of `key`, or null when there is no such object. */
   get(key: string): Promise<Readable | null>;
   /** Removes `key`; a missing key is not an error. */
