@@ -69,8 +69,9 @@ function runClient(url: string): Promise<{ status: number; body: any; sha256: st
   });
 }
 
-for (const dialect of DIALECTS) {
-  (ENABLED ? describe : describe.skip)(`records: a ${MB} MB upload streams with flat memory [${dialect}]`, function () {
+// Not registered at all unless asked for: mocha runs with forbid-pending, so no describe.skip.
+for (const dialect of ENABLED ? DIALECTS : []) {
+  describe(`records: a ${MB} MB upload streams with flat memory [${dialect}]`, function () {
     this.timeout(300_000);
     let app: TestApp;
     before(async () => {
