@@ -137,6 +137,8 @@ export async function readMultipart(ctx: RecordContext, limits: IntakeLimits): P
       files.push({ part, tmpPath: f.filepath, originalName: f.originalFilename, declaredType: f.mimetype, size: f.size, sha256: String(f.hash ?? '') });
     }
   }
+  // formidable lists a file when its write has finished, which need not be the order they were sent in.
+  files.sort((a, b) => opened.indexOf(a.tmpPath) - opened.indexOf(b.tmpPath));
   const fields = new Map<string, string>();
   for (const [name, value] of Object.entries(rawFields)) {
     if (typeof value !== 'string') {
