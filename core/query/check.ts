@@ -160,11 +160,7 @@ class Checker {
   relationFilter(node: Extract<FilterNode, { kind: 'field' }>, model: ContentType, attr: RelationAttribute, alias: string, depth: number): CheckedFilter {
     if (depth >= MAX_POPULATE_DEPTH * 2) bad(node.at, 'relation filters nest too deep');
     const item = node.item;
-    // Owning to-one compared directly (`filters[institute][$eq]=3`, `[$null]=true`): the foreign key column answers.
-    if (item.kind === 'compare' && attr.owner && attr.column) {
-      this.target(attr);
-      return this.compare(item, { name: attr.name, column: attr.column, type: 'integer' }, alias);
-    }
+    if (attr.owner && attr.column) return this.toOneScope(item, model, attr, attr.column, alias, depth);
     const hop = this.hop(model, attr, alias);
     if (item.kind === 'compare' && OPERATORS[item.op].arity === 'flag') {
       // `$null` on a to-many relation: no related record; `$notNull`: at least one.
@@ -174,6 +170,29 @@ class Checker {
     }
     const target = this.target(attr);
     return { kind: 'exists', hop, item: this.filter(item, target, hop.alias, null, depth + 1) };
+  }
+
+  /**
+   * Under an owning to-one relation, operators compare the stored link (`filters[author][$ne]=3` is
+   * `authorId` ≠ 3, NULL included; `[$null]=true`: no record linked) and every field condition asks
+   * for the linked (active) record. Each field condition gets its own EXISTS: with at most one linked
+   * record that is the same as one EXISTS around all of them, and `$not` stays an exact complement.
+   */
+  toOneScope(node: FilterNode, model: ContentType, attr: RelationAttribute, column: string, alias: string, depth: number): CheckedFilter {
+    switch (node.kind) {
+      case 'and':
+      case 'or':
+        return { kind: node.kind, items: node.items.map((i) => this.toOneScope(i, model, attr, column, alias, depth)) };
+      case 'not':
+        return { kind: 'not', item: this.toOneScope(node.item, model, attr, column, alias, depth) };
+      case 'compare':
+        this.target(attr);
+        return this.compare(node, { name: attr.name, column, type: 'integer' }, alias);
+      case 'field': {
+        const hop = this.hop(model, attr, alias);
+        return { kind: 'exists', hop, item: this.filter(node, this.target(attr), hop.alias, null, depth + 1) };
+      }
+    }
   }
 
   select(model: ContentType, fields: readonly string[] | null, at: string): SelectedField[] {
@@ -213,7 +232,7 @@ class Checker {
       if (!r) return this.unknown(current, last, k.at);
       if (r.kind === 'relation') return bad(k.at, `"${last}" is a relation; sort by one of its fields (${last}.<field>)`);
       if (ATTRIBUTE_KINDS[r.type].valueClass === 'json') return bad(k.at, `"${last}" (json) cannot be sorted`);
-      return { column: proveColumn(currentAlias, r.column), direction: k.direction };
+      return { column: proveColumn(currentAlias, r.column), direction: k.direction, text: ATTRIBUTE_KINDS[r.type].valueClass === 'text' };
     });
     // A primary-key tie-breaker makes every page stable.
     const id = proveColumn(alias, 'id');

@@ -73,6 +73,8 @@ export interface SortJoin {
 export interface CheckedSort {
   readonly column: ColumnRef;
   readonly direction: 'asc' | 'desc';
+  /** A text column: sorted in byte order on both databases (Dialect.byteOrdered). */
+  readonly text?: boolean;
 }
 
 export interface CheckedPopulate {

@@ -26,19 +26,25 @@ function predicate(node: Extract<CheckedFilter, { kind: 'compare' }>, dialect: D
   const col = node.column;
   const v = node.value;
   const one = (sql: string): SqlFragment => ({ sql, bindings: [col, v] });
+  // Text orders by bytes on both databases (`B` < `a`), as SQLite's BINARY collation does.
+  const ordered = (cmp: string): SqlFragment => {
+    if (node.valueClass !== 'text') return one(`?? ${cmp} ?`);
+    const c = dialect.byteOrdered(col);
+    return { sql: `${c.sql} ${cmp} ?`, bindings: [...c.bindings, v] };
+  };
   switch (node.op) {
     case '$eq':
       return one('?? = ?');
     case '$eqi':
       return one('lower(??) = lower(?)');
     case '$lt':
-      return one('?? < ?');
+      return ordered('<');
     case '$lte':
-      return one('?? <= ?');
+      return ordered('<=');
     case '$gt':
-      return one('?? > ?');
+      return ordered('>');
     case '$gte':
-      return one('?? >= ?');
+      return ordered('>=');
     case '$in': {
       const list = v as readonly unknown[];
       if (list.length === 0) return { sql: '1 = 0', bindings: [] };
@@ -46,7 +52,8 @@ function predicate(node: Extract<CheckedFilter, { kind: 'compare' }>, dialect: D
     }
     case '$between': {
       const [lo, hi] = v as readonly unknown[];
-      return { sql: '?? BETWEEN ? AND ?', bindings: [col, lo, hi] };
+      const c = node.valueClass === 'text' ? dialect.byteOrdered(col) : { sql: '??', bindings: [col] };
+      return { sql: `${c.sql} BETWEEN ? AND ?`, bindings: [...c.bindings, lo, hi] };
     }
     case '$null':
       return { sql: '?? IS NULL', bindings: [col] };

@@ -22,11 +22,16 @@ export function applyJoins(qb: Knex.QueryBuilder, joins: readonly SortJoin[]): v
 }
 
 /**
- * NULLs sort as the smallest value on both databases. Written out, because knex's SQLite compiler
- * drops the column itself when given its `nulls` option; both databases take `NULLS FIRST|LAST`.
+ * NULLs sort as the smallest value on both databases, text in byte order (Dialect.byteOrdered).
+ * Written out, because knex's SQLite compiler drops the column itself when given its `nulls` option;
+ * both databases take `NULLS FIRST|LAST`.
  */
-export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[]): void {
-  for (const s of sort) qb.orderByRaw(s.direction === 'asc' ? '?? ASC NULLS FIRST' : '?? DESC NULLS LAST', [s.column]);
+export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[], dialect?: Dialect): void {
+  for (const s of sort) {
+    const key = s.text && dialect ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
+    const order = s.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
+    qb.orderByRaw(`${key.sql} ${order}`, key.bindings as Knex.RawBinding[]);
+  }
 }
 
 export function selectColumns(alias: string, select: readonly SelectedField[]): string[] {
@@ -60,7 +65,7 @@ export function compileList(db: Knex, src: ListSource, dialect: Dialect): Knex.Q
   const qb = filteredBase(db, src, dialect);
   applyJoins(qb, src.joins);
   qb.select(selectColumns(BASE_ALIAS, src.select));
-  applySort(qb, src.sort);
+  applySort(qb, src.sort, dialect);
   return qb.limit(src.limit).offset(src.offset);
 }
 

@@ -60,7 +60,7 @@ async function fetchChildren(db: Knex, dialect: Dialect, parents: readonly Row[]
       qb.whereIn(`${BASE_ALIAS}.${mirror.column}`, part as Knex.Value[]).select(db.raw('?? as ??', [`${BASE_ALIAS}.${mirror.column}`, LINK]));
     }
     if (p.filter) compileFilter(qb, p.filter, dialect);
-    applySort(qb, p.sort.length ? p.sort : [{ column: proveColumn(BASE_ALIAS, 'id'), direction: 'asc' }]);
+    applySort(qb, p.sort.length ? p.sort : [{ column: proveColumn(BASE_ALIAS, 'id'), direction: 'asc' }], dialect);
     for (const row of (await qb) as Row[]) out.push({ row, key: row[LINK] });
   }
   return out;

@@ -28,6 +28,11 @@ export interface Dialect {
   readonly rowLocks: boolean;
   /** `column` matches `value` as plain text (`%`, `_`, `\` match themselves); never NULL for a non-null column. */
   like(column: string, value: string, opts: Omit<LikeOptions, 'negate'>): SqlFragment;
+  /**
+   * A text column as ordered comparisons (`$lt`, `$between`, …) and ORDER BY see it: byte order
+   * (`B` < `a`) on both databases, whatever collation a PostgreSQL database was created with.
+   */
+  byteOrdered(column: string): SqlFragment;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */

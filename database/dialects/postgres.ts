@@ -27,6 +27,11 @@ export const postgresDialect: Dialect = {
     return { sql: `?? ${caseInsensitive ? 'ILIKE' : 'LIKE'} ? ESCAPE '\\'`, bindings: [column, likePattern(value, mode)] };
   },
 
+  byteOrdered(column) {
+    // The database's default collation (en_US.UTF-8 and the like) orders `a` before `B`; "C" orders bytes as SQLite does.
+    return { sql: '?? COLLATE "C"', bindings: [column] };
+  },
+
   classifyError(err): DbFault | null {
     if (typeof err !== 'object' || err === null) return null;
     const e = err as PgError;

@@ -31,6 +31,11 @@ export const sqliteDialect: Dialect = {
     return { sql: 'substr(??, -length(?)) = ?', bindings: [column, value, value] };
   },
 
+  byteOrdered(column) {
+    // SQLite's default collation (BINARY) already compares bytes.
+    return { sql: '??', bindings: [column] };
+  },
+
   classifyError(err): DbFault | null {
     const code = errCode(err);
     const message = err instanceof Error ? err.message : String(err);
