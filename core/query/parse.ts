@@ -38,6 +38,8 @@ function asList(v: unknown, at: string, max: number): unknown[] {
 function asText(v: unknown, at: string): string {
   if (typeof v !== 'string') return bad(at, 'must be a single value');
   if (v.length > MAX_VALUE_LENGTH) bad(at, `value longer than ${MAX_VALUE_LENGTH} characters`);
+  // PostgreSQL cannot hold a NUL character in text; refusing it here keeps both databases alike.
+  if (v.includes('\u0000')) bad(at, 'contains a NUL character');
   return v;
 }
 

@@ -29,11 +29,38 @@ export interface KindSpec {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
 
-function coerceNumber(raw: string, integer: boolean): number {
+/** Column ranges: a query value outside them is a 400, not a driver error (PostgreSQL refuses to bind it). */
+const INT4_MAX = 2147483647;
+
+function coerceNumber(raw: string, integer: boolean, max = Number.MAX_SAFE_INTEGER): number {
   const t = raw.trim();
-  const n = t === '' ? NaN : Number(t);
+  // Decimal notation only: Number() would also take `0x1f`, `0b11` and `Infinity`.
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
   if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new Error(`"${raw}" is not ${integer ? 'an integer' : 'a number'}`);
+  if (integer && Math.abs(n) > max) throw new Error(`"${raw}" is out of range (at most ${max} in magnitude)`);
   return n;
+}
+
+/** `YYYY-MM-DD` that names a real day (`2026-02-30` does not; JS would roll it over to March). */
+function coerceDate(raw: string): string {
+  const d = ISO_DATE.test(raw) ? new Date(`${raw}T00:00:00Z`) : null;
+  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== raw) throw new Error(`"${raw}" is not a date (YYYY-MM-DD)`);
+  return raw;
+}
+
+/** `HH:MM[:SS[.ffffff]]` → `HH:MM:SS[.f…]` as PostgreSQL prints it, so SQLite's text compares the same. */
+export function canonicalTime(raw: string): string {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(raw);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new Error(`"${raw}" is not a time (HH:MM:SS)`);
+  const fraction = (m[4] ?? '').replace(/0+$/, '');
+  return `${m[1]}:${m[2]}:${m[3] ?? '00'}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** An instant both databases can store: years 0000–9999 (`+099999-…` is refused by PostgreSQL). */
+function coerceTimestamp(raw: string): string {
+  const iso = toIsoTimestamp(raw);
+  if (!/^\d{4}-/.test(iso)) throw new Error(`"${raw}" is out of range (years 0000–9999)`);
+  return iso;
 }
 
 function coerceBoolean(raw: string): boolean {
@@ -137,7 +164,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     column: () => ({ method: 'integer', args: [] }),
     schema: (a) => numberSchema(a, 'integer'),
     valueClass: 'number',
-    coerce: (raw) => coerceNumber(raw, true),
+    coerce: (raw) => coerceNumber(raw, true, INT4_MAX),
     fromDb: fromDbNumber,
     toDb: identity,
   },
@@ -177,10 +204,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     column: () => ({ method: 'date', args: [] }),
     schema: () => ({ type: 'string', format: 'date' }),
     valueClass: 'date',
-    coerce: (raw) => {
-      if (!ISO_DATE.test(raw) || Number.isNaN(Date.parse(raw))) throw new Error(`"${raw}" is not a date (YYYY-MM-DD)`);
-      return raw;
-    },
+    coerce: coerceDate,
     fromDb: fromDbDate,
     toDb: identity,
   },
@@ -188,7 +212,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     column: () => ({ method: 'timestamp', args: [{ useTz: true, precision: 3 }] }),
     schema: () => ({ type: 'string', format: 'date-time' }),
     valueClass: 'date',
-    coerce: toIsoTimestamp,
+    coerce: coerceTimestamp,
     fromDb: fromDbTimestamp,
     toDb: (v) => (v === null || v === undefined ? v : toIsoTimestamp(v)),
   },
@@ -196,12 +220,16 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     column: () => ({ method: 'time', args: [] }),
     schema: () => ({ type: 'string', pattern: ISO_TIME.source }),
     valueClass: 'date',
-    coerce: (raw) => {
-      if (!ISO_TIME.test(raw)) throw new Error(`"${raw}" is not a time (HH:MM:SS)`);
-      return raw;
-    },
+    coerce: canonicalTime,
     fromDb: identity,
-    toDb: identity,
+    // Stored as PostgreSQL prints it, so SQLite answers and compares the same text.
+    toDb: (v) => {
+      try {
+        return typeof v === 'string' ? canonicalTime(v) : v;
+      } catch {
+        return v; // out-of-range text the schema let through: the database answers it
+      }
+    },
   },
   json: {
     column: () => ({ method: 'jsonb', args: [] }),
