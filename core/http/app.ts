@@ -4,7 +4,7 @@ import Koa, { type Middleware } from 'koa';
 import qs from 'qs';
 import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/errors';
 import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-api';
-import { MAX_FILTER_DEPTH, MAX_IN_LIST, MAX_QUERY_STRING } from '../query/limits';
+import { MAX_FILTER_DEPTH, MAX_PARAMETERS, MAX_QUERY_STRING } from '../query/limits';
 import { RecordController, type RecordContext } from '../records/controller';
 import { passwordHasher } from '../records/hash-password';
 import { recordRouter } from '../records/routes';
@@ -28,7 +28,7 @@ export interface AppDeps extends PluginDeps {
 export function parseQueryString(raw: string): unknown {
   if (raw.length > MAX_QUERY_STRING) throw new BadRequestError(`the query string is longer than ${MAX_QUERY_STRING} characters`);
   try {
-    return qs.parse(raw, { depth: MAX_FILTER_DEPTH + 4, strictDepth: true, arrayLimit: MAX_IN_LIST, parameterLimit: 1000, allowPrototypes: false, plainObjects: true, throwOnLimitExceeded: true });
+    return qs.parse(raw, { depth: MAX_FILTER_DEPTH + 4, strictDepth: true, arrayLimit: MAX_PARAMETERS, parameterLimit: MAX_PARAMETERS, allowPrototypes: false, plainObjects: true, throwOnLimitExceeded: true });
   } catch (e) {
     throw new BadRequestError(`malformed query string: ${(e as Error).message}`);
   }

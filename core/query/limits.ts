@@ -18,3 +18,8 @@ export const MAX_VALUE_LENGTH = 10_000;
 export const MAX_QUERY_STRING = 32_768;
 /** Default page size (spec 8). */
 export const DEFAULT_LIMIT = 10;
+/**
+ * Parameters in one query string, and the largest array index qs accepts. Above MAX_IN_LIST so that an
+ * over-long `$in` list reaches the parser, which names its path.
+ */
+export const MAX_PARAMETERS = 1000;
