@@ -1,7 +1,8 @@
 /**
- * Property: for random filter trees (every operator, `$and` / `$or` / `$not` nesting, relation filters
+ * Property: for random filter trees and sorts (every operator, `$and` / `$or` / `$not` nesting, relation filters
  * through to-one and to-many relations, NULLs, `%` `_` `\`, mixed case), GET /api/{model} answers exactly
- * the in-memory oracle's ids (tests/fixtures/query-oracle.ts), on every database. The query string is
+ * the in-memory oracle's ids in the oracle's order (NULL smallest, text by bytes, id tie-breaker)
+ * (tests/fixtures/query-oracle.ts), on every database. The query string is
  * written as clients write it: qs.stringify(…, {encodeValuesOnly: true}).
  * QUERY_PROPERTY_RUNS (default 1000) runs per database; QUERY_PROPERTY_SEED replays a failure.
  */
@@ -10,8 +11,8 @@ import fc from 'fast-check';
 import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
-import { seedDataset, TEXT_SAMPLES } from '../../fixtures/query-dataset';
-import { FIXTURE_DIR, Oracle } from '../../fixtures/query-oracle';
+import { type Rec, seedDataset, TEXT_SAMPLES } from '../../fixtures/query-dataset';
+import { FIXTURE_DIR, Oracle, type SortKeyGetter, sorted } from '../../fixtures/query-oracle';
 
 const RUNS = Number(process.env.QUERY_PROPERTY_RUNS ?? 1000);
 const SEED = process.env.QUERY_PROPERTY_SEED === undefined ? undefined : Number(process.env.QUERY_PROPERTY_SEED);
@@ -107,8 +108,38 @@ function level(model: string, budget: number, idOps: boolean): fc.Arbitrary<Reco
   return fc.array(fc.oneof(...weighted), { minLength: 1, maxLength: 3 }).map((list) => Object.fromEntries(list));
 }
 
+/** Sort keys: every sortable field of the root, and dotted paths through its owning to-one relation. */
+function sortKeys(model: string): string[] {
+  const spec = MODELS[model];
+  const own = Object.keys(spec.fields).filter((f) => spec.fields[f] !== 'json');
+  const dotted = Object.entries(spec.relations).filter(([, [, toOne]]) => toOne).flatMap(([rel, [target]]) => Object.keys(MODELS[target].fields).filter((f) => MODELS[target].fields[f] !== 'json').map((f) => `${rel}.${f}`));
+  return [...own, ...dotted];
+}
+const sortArb = (model: string): fc.Arbitrary<string[]> =>
+  fc.array(
+    fc.tuple(fc.constantFrom(...sortKeys(model)), fc.constantFrom('', '-', ':desc', ':ASC', ':asc', ':DESC')).map(([k, form]) => (form === '-' ? `-${k}` : `${k}${form}`)),
+    { maxLength: 2 },
+  );
+
 const ROOTS = ['book', 'book', 'book', 'author', 'tag', 'profile'] as const;
-export const CASE = fc.constantFrom(...ROOTS).chain((model) => level(model, 3, false).map((filters) => ({ model, filters })));
+export const CASE = fc
+  .constantFrom(...ROOTS)
+  .chain((model) => fc.record({ model: fc.constant(model), filters: level(model, 3, false), sort: sortArb(model) }));
+
+/** Key getters for `sorted` (query-oracle.ts): a field, or `relation.field` through the linked active record. */
+function sortGetters(oracle: Oracle, model: string, sort: readonly string[]): SortKeyGetter[] {
+  return sort.map((raw) => {
+    const desc = raw.startsWith('-') || /:desc$/i.test(raw);
+    const path = raw.replace(/^-/, '').replace(/:(asc|desc)$/i, '').split('.');
+    const get = (r: Rec): unknown => {
+      if (path.length === 1) return r[path[0]] ?? null;
+      const [rel] = MODELS[model].relations[path[0]];
+      const linked = oracle.rows(rel).find((x) => x.id === r[`${path[0]}Id`]);
+      return linked ? (linked[path[1]] ?? null) : null;
+    };
+    return [get, desc ? 'desc' : 'asc'] as const;
+  });
+}
 
 for (const dialect of DIALECTS) {
   describe(`query property: random filters answer the oracle's ids [${dialect}]`, function () {
@@ -122,15 +153,16 @@ for (const dialect of DIALECTS) {
     });
     after(async () => app?.close());
 
-    it(`${RUNS} random filter trees over book, author, tag and profile`, async () => {
+    it(`${RUNS} random filter trees and sorts over book, author, tag and profile`, async () => {
       let nonEmpty = 0;
       await fc.assert(
-        fc.asyncProperty(CASE, async ({ model, filters }) => {
-          const query = qs.stringify({ filters, fields: ['id'], limit: 100 }, { encodeValuesOnly: true });
+        fc.asyncProperty(CASE, async ({ model, filters, sort }) => {
+          const query = qs.stringify({ filters, sort, fields: ['id'], limit: 100 }, { encodeValuesOnly: true });
           const res = await app.http.get(`/api/${model}?${query}`);
           expect(res.status, `${query}\n${res.text}`).to.equal(200);
           const got = (res.body.records as { id: number }[]).map((r) => r.id);
-          const want = oracle.ids(model, qs.parse(query, { depth: 20 }).filters);
+          const matching = new Set(oracle.ids(model, qs.parse(query, { depth: 20 }).filters));
+          const want = sorted(oracle.rows(model).filter((r) => matching.has(r.id)), sortGetters(oracle, model, sort));
           if (want.length > 0) nonEmpty++;
           expect(got, `${decodeURIComponent(query)}`).to.deep.equal(want);
           expect(res.body.meta.totalRecords).to.equal(want.length);

@@ -9,33 +9,12 @@ import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 import { type Dataset, type Rec, seedDataset } from '../../fixtures/query-dataset';
-import { FIXTURE_DIR, Oracle } from '../../fixtures/query-oracle';
+import { FIXTURE_DIR, Oracle, sorted } from '../../fixtures/query-oracle';
 import { FILTER_CASES } from '../../unit/query/filter.cases';
 import { MAX_IN_LIST } from '../../../core/query/limits';
 
 const q = (o: Record<string, unknown>): string => qs.stringify(o, { encodeValuesOnly: true });
 const ids = (records: { id: number }[]): number[] => records.map((r) => r.id);
-
-type Key = readonly [get: (r: Rec) => unknown, dir: 'asc' | 'desc'];
-/** The order the service promises: NULL smallest (first ascending, last descending), text by bytes, id last in the first key's direction. */
-function sorted(rows: readonly Rec[], keys: readonly Key[]): number[] {
-  const all: Key[] = [...keys, [(r) => r.id, keys[0]?.[1] ?? 'asc']];
-  const cmp = (a: unknown, b: unknown): number => {
-    if (a === b) return 0;
-    if (a === null || a === undefined) return -1;
-    if (b === null || b === undefined) return 1;
-    return (a as number | string) < (b as number | string) ? -1 : 1;
-  };
-  return [...rows]
-    .sort((x, y) => {
-      for (const [get, dir] of all) {
-        const c = cmp(get(x), get(y));
-        if (c !== 0) return dir === 'asc' ? c : -c;
-      }
-      return 0;
-    })
-    .map((r) => r.id);
-}
 
 for (const dialect of DIALECTS) {
   describe(`query language over HTTP [${dialect}]`, () => {
