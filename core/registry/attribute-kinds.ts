@@ -29,6 +29,9 @@ export interface KindSpec {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
 
+/** Digits after the point a `decimal` keeps (decimal(18,4)). */
+const DECIMAL_SCALE = 4;
+
 /** Column ranges: a query value outside them is a 400, not a driver error (PostgreSQL refuses to bind it). */
 const INT4_MAX = 2147483647;
 
@@ -177,12 +180,13 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     toDb: identity,
   },
   decimal: {
-    column: () => ({ method: 'decimal', args: [18, 4] }),
+    column: () => ({ method: 'decimal', args: [18, DECIMAL_SCALE] }),
     schema: (a) => numberSchema(a, 'number'),
     valueClass: 'number',
     coerce: (raw) => coerceNumber(raw, false),
     fromDb: fromDbNumber,
-    toDb: identity,
+    // PostgreSQL rounds to the column's scale; SQLite would keep every digit: round here so both store the same.
+    toDb: (v) => (typeof v === 'number' ? Number(v.toFixed(DECIMAL_SCALE)) : v),
   },
   float: {
     column: () => ({ method: 'double', args: [] }),

@@ -399,6 +399,13 @@ for (const dialect of DIALECTS) {
       expect(second.res.body.meta).to.deep.equal({ totalRecords: 30, currentPage: 2, totalPages: 2 });
     });
 
+    it('decimal and time values are stored alike on both databases, so filters on them agree', async () => {
+      const made = await app.http.post('/api/author', { name: 'Digits', rating: 1.23456, wakeUp: '06:30' });
+      expect(made.body.data).to.include({ rating: 1.2346, wakeUp: '06:30:00' });
+      const { res } = await run(`/api/author?${q({ filters: { rating: { $eq: '1.2346' }, wakeUp: { $eq: '06:30' } }, fields: ['name'] })}`);
+      expect(res.body.records).to.deep.equal([{ id: made.body.data.id, name: 'Digits' }]);
+    });
+
     it('populate costs one query per relation level, never one per record', async () => {
       const path = (limit: number) => `/api/book?${q({ limit, populate: ['author.profile', 'tags.books.author'], sort: ['-title'] })}`;
       const small = await run(path(1));
