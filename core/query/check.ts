@@ -5,7 +5,7 @@
  */
 import { BadRequestError } from '../errors/errors';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
-import { type ContentType, type Registry, type RelationAttribute, type ScalarType, SYSTEM_FIELDS } from '../registry/types';
+import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute, type ScalarType, SYSTEM_FIELDS } from '../registry/types';
 import type { FilterNode, ListQuery, PopulateNode, RawValue, SortKey } from './ast';
 import {
   BASE_ALIAS,
@@ -121,7 +121,34 @@ class Checker {
     }
   }
 
+  /**
+   * `deletedTracker` shows `not-deleted` or `deleted` (spec 3.1) while the column of an archived record
+   * holds a unique stamp (service.ts), so its filters compare the state, not the stored text.
+   */
+  trackerCompare(node: Extract<FilterNode, { kind: 'compare' }>, alias: string): CheckedFilter {
+    const TRACKER_OPS = ['$eq', '$ne', '$in', '$notIn', '$null', '$notNull'];
+    if (!TRACKER_OPS.includes(node.op)) bad(node.at, `operator ${node.op} does not apply to deletedTracker (known: ${TRACKER_OPS.join(', ')})`);
+    const active: CheckedFilter = { kind: 'compare', column: proveColumn(alias, 'deleted_tracker'), op: '$eq', negated: false, value: NOT_DELETED, valueClass: 'text' };
+    const { negated } = positiveForm(node.op);
+    if (OPERATORS[node.op].arity === 'flag') {
+      // never NULL: `$null=true` matches nothing, `$notNull=true` everything
+      const always = negated === (node.value === true);
+      return always ? { kind: 'or', items: [active, { kind: 'not', item: active }] } : { kind: 'and', items: [active, { kind: 'not', item: active }] };
+    }
+    const values = Array.isArray(node.value) ? node.value : [String(node.value)];
+    values.forEach((v, i) => {
+      if (v !== NOT_DELETED && v !== 'deleted') bad(Array.isArray(node.value) ? `${node.at}[${i}]` : node.at, `"${v}" is not a deletedTracker state (${NOT_DELETED} or deleted)`);
+    });
+    const states = new Set(values);
+    const items: CheckedFilter[] = [];
+    if (states.has(NOT_DELETED)) items.push(active);
+    if (states.has('deleted')) items.push({ kind: 'not', item: active });
+    const positive: CheckedFilter = { kind: 'or', items };
+    return negated ? { kind: 'not', item: positive } : positive;
+  }
+
   compare(node: Extract<FilterNode, { kind: 'compare' }>, field: { name: string; column: string; type: ScalarType }, alias: string): CheckedFilter {
+    if (field.column === 'deleted_tracker') return this.trackerCompare(node, alias);
     const kind = ATTRIBUTE_KINDS[field.type];
     if (!operatorAllows(node.op, kind.valueClass)) bad(node.at, `operator ${node.op} does not apply to ${field.name} (${field.type})`);
     const column = proveColumn(alias, field.column);

@@ -195,6 +195,29 @@ for (const dialect of DIALECTS) {
         expect(shown.body.deletedTracker).to.equal('deleted');
       });
 
+      it('deletedTracker filters compare the state the API shows (not-deleted / deleted)', async () => {
+        const cases: Record<string, unknown>[] = [
+          { deletedTracker: { $eq: 'deleted' } },
+          { deletedTracker: { $ne: 'deleted' } },
+          { deletedTracker: { $eq: 'not-deleted' } },
+          { deletedTracker: { $in: ['deleted', 'not-deleted'] } },
+          { deletedTracker: { $notIn: ['not-deleted'] } },
+          { deletedTracker: { $null: 'true' } },
+          { $not: { deletedTracker: { $notNull: 'true' } } },
+          { tags: { books: { deletedTracker: { $eq: 'deleted' } } } },
+        ];
+        for (const filters of cases) {
+          const res = await get(`/api/book?${q({ showSoftDeleted: 'inclusive', filters, limit: 100 })}`);
+          expect(res.status, res.text).to.equal(200);
+          expect(ids(res.body.records), JSON.stringify(filters)).to.deep.equal(oracle.ids('book', filters, 'inclusive'));
+        }
+        expect(oracle.ids('book', cases[0], 'inclusive')).to.have.length(2);
+        const bad = await get(`/api/book?${q({ filters: { deletedTracker: { $in: ['deleted', 'gone'] } } })}`);
+        expect(bad.status).to.equal(400);
+        expect(bad.body.error.details.parameter).to.equal('filters[deletedTracker][$in][1]');
+        expect((await get('/api/book?filters[deletedTracker][$contains]=del')).status).to.equal(400);
+      });
+
       it('combines with filters', async () => {
         const res = await get(`/api/book?${q({ showSoftDeleted: 'exclusive', filters: { title: { $startsWithi: 'z' } } })}`);
         expect(ids(res.body.records)).to.deep.equal(oracle.ids('book', { title: { $startsWithi: 'z' } }, 'exclusive'));
