@@ -34,7 +34,7 @@ const MODELS: Readonly<Record<string, ModelSpec>> = {
     relations: { books: ['book', false], profile: ['profile', false] },
   },
   tag: { fields: { label: 'text' }, relations: { books: ['book', false] } },
-  profile: { fields: { handle: 'text', authorId: 'int' }, relations: { author: ['author', true] } },
+  profile: { fields: { handle: 'text', authorId: 'int', favoriteId: 'int' }, relations: { author: ['author', true], favorite: ['book', true] } },
 };
 
 const TEXT_OPS = ['$eq', '$eqi', '$ne', '$nei', '$lt', '$lte', '$gt', '$gte', '$in', '$notIn', '$contains', '$notContains', '$containsi', '$notContainsi', '$startsWith', '$startsWithi', '$endsWith', '$endsWithi', '$between', '$null', '$notNull'];
@@ -134,7 +134,8 @@ function sortGetters(oracle: Oracle, model: string, sort: readonly string[]): So
     const get = (r: Rec): unknown => {
       if (path.length === 1) return r[path[0]] ?? null;
       const [rel] = MODELS[model].relations[path[0]];
-      const linked = oracle.rows(rel).find((x) => x.id === r[`${path[0]}Id`]);
+      // the sort join leaves archived related records out, as every read does
+      const linked = oracle.rows(rel).find((x) => x.id === r[`${path[0]}Id`] && (x.deletedTracker ?? 'not-deleted') === 'not-deleted');
       return linked ? (linked[path[1]] ?? null) : null;
     };
     return [get, desc ? 'desc' : 'asc'] as const;

@@ -116,6 +116,9 @@ export const FILTER_CASES: readonly FilterCase[] = [
   C('oneToOne inverse: $null', { profile: { $null: 'true' } }, 'author'),
   C('oneToOne owner: profile of an author', { author: { name: { $eqi: 'ADA' } } }, 'profile'),
   C('oneToOne owner: $null', { author: { $null: 'true' } }, 'profile'),
+  C('manyToOne into a soft-delete model: the stored id matches an archived book', { favorite: { $notNull: 'true' } }, 'profile'),
+  C('manyToOne into a soft-delete model: fields ask for an active book', { favorite: { title: { $notNull: 'true' } } }, 'profile'),
+  C('manyToOne into a soft-delete model: $not of a field includes archived and none', { $not: { favorite: { pages: { $gt: '0' } } } }, 'profile'),
   C('three hops: tag → books → author → profile', { books: { author: { profile: { handle: { $eq: '@ada' } } } } }, 'tag'),
   C('relation inside $or', { $or: [{ tags: { label: { $eq: '50%' } } }, { author: { name: { $eq: 'Eve' } } }] }),
   // every attribute type (author)

@@ -356,6 +356,18 @@ export const COMPILED = {
     sqlite: { sql: "`t0`.`author_id` IS NULL", bindings: [] },
     postgres: { sql: "\"t0\".\"author_id\" IS NULL", bindings: [] },
   },
+  "manyToOne into a soft-delete model: the stored id matches an archived book": {
+    sqlite: { sql: "`t0`.`favorite_id` IS NOT NULL", bindings: [] },
+    postgres: { sql: "\"t0\".\"favorite_id\" IS NOT NULL", bindings: [] },
+  },
+  "manyToOne into a soft-delete model: fields ask for an active book": {
+    sqlite: { sql: "exists (select 1 from `book` as `r1` where `r1`.`id` = `t0`.`favorite_id` and `r1`.`deleted_tracker` = ? and (`r1`.`title` IS NOT NULL))", bindings: ["not-deleted"] },
+    postgres: { sql: "exists (select 1 from \"book\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"favorite_id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"title\" IS NOT NULL))", bindings: ["not-deleted"] },
+  },
+  "manyToOne into a soft-delete model: $not of a field includes archived and none": {
+    sqlite: { sql: "not exists (select 1 from `book` as `r1` where `r1`.`id` = `t0`.`favorite_id` and `r1`.`deleted_tracker` = ? and (`r1`.`pages` > ?))", bindings: ["not-deleted",0] },
+    postgres: { sql: "not exists (select 1 from \"book\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"favorite_id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"pages\" > $2))", bindings: ["not-deleted",0] },
+  },
   "three hops: tag → books → author → profile": {
     sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `book` as `r1` on `r1`.`id` = `j2`.`book_id` where `j2`.`tag_id` = `t0`.`id` and `r1`.`deleted_tracker` = ? and (exists (select 1 from `author` as `r3` where `r3`.`id` = `r1`.`author_id` and (exists (select 1 from `profile` as `r4` where `r4`.`author_id` = `r3`.`id` and (`r4`.`handle` = ?))))))", bindings: ["not-deleted","@ada"] },
     postgres: { sql: "exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"book\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"book_id\" where \"j2\".\"tag_id\" = \"t0\".\"id\" and \"r1\".\"deleted_tracker\" = $1 and (exists (select 1 from \"author\" as \"r3\" where \"r3\".\"id\" = \"r1\".\"author_id\" and (exists (select 1 from \"profile\" as \"r4\" where \"r4\".\"author_id\" = \"r3\".\"id\" and (\"r4\".\"handle\" = $2))))))", bindings: ["not-deleted","@ada"] },
