@@ -1,5 +1,6 @@
 /** Every case of filter.cases.ts compiles to the pinned SQL + bindings on both dialects, without a connection. */
 import { expect } from 'chai';
+import { OPERATORS } from '../../../core/query/operators';
 import { COMPILED_CASES, FILTER_CASES } from './filter.cases';
 import { compileOffline, type DialectName } from './compile-case';
 
@@ -9,6 +10,14 @@ const PREFIX: Record<DialectName, RegExp> = {
 };
 
 describe('compile-filter: SQL per dialect (filter.cases.ts)', () => {
+  it('covers every operator of operators.ts and every relation kind', () => {
+    const text = JSON.stringify(FILTER_CASES.map((c) => c.filters));
+    expect(Object.keys(OPERATORS).filter((op) => !text.includes(`"${op}"`))).to.deep.equal([]);
+    for (const kind of ['manyToOne', 'manyToMany owner', 'manyToMany inverse', 'oneToMany', 'oneToOne inverse', 'oneToOne owner']) {
+      expect(FILTER_CASES.some((c) => c.name.startsWith(kind)), kind).to.equal(true);
+    }
+  });
+
   it('pins every case', () => {
     expect(FILTER_CASES.filter((c) => !COMPILED_CASES.has(c.name)).map((c) => c.name)).to.deep.equal([]);
   });
