@@ -17,7 +17,8 @@
 import type { Knex } from 'knex';
 import type { Dialect, SqlFragment } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedSort, type SelectedField, type SortJoin } from './checked';
-import type { CheckedGroup, GroupAggregate, GroupKey } from './check-group';
+import type { CheckedGroup, GroupAggregate, GroupField, GroupKey } from './check-group';
+import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { type FilteredSource, applyJoins, filteredBase, selectColumns } from './compile-list';
 
 const SRC = '__src';
@@ -71,7 +72,14 @@ function labelOf(key: GroupKey, column: string, dialect: Dialect): SqlFragment {
   return key.kind === 'bucket' && key.injective ? dialect.dateLabel(ident(column), key.format) : ident(column);
 }
 
-function aggregateSql(a: GroupAggregate, input: string): SqlFragment {
+const isText = (f: GroupField): boolean => ATTRIBUTE_KINDS[f.type].valueClass === 'text';
+
+/** Text compares in byte order on both databases (Dialect.byteOrdered), for MIN/MAX and key order alike. */
+function ordered(column: string, field: GroupField | null, dialect: Dialect): SqlFragment {
+  return field && isText(field) ? dialect.byteOrdered(column) : ident(column);
+}
+
+function aggregateSql(a: GroupAggregate, input: string, dialect: Dialect): SqlFragment {
   if (a.field === null) return { sql: 'COUNT(*)', bindings: [] };
   switch (a.fn) {
     case 'count':
@@ -83,9 +91,10 @@ function aggregateSql(a: GroupAggregate, input: string): SqlFragment {
     case 'avg':
       return { sql: 'AVG(??)', bindings: [input] };
     case 'min':
-      return { sql: 'MIN(??)', bindings: [input] };
-    case 'max':
-      return { sql: 'MAX(??)', bindings: [input] };
+    case 'max': {
+      const o = ordered(input, a.field, dialect);
+      return { sql: `${a.fn.toUpperCase()}(${o.sql})`, bindings: o.bindings };
+    }
   }
 }
 
@@ -112,7 +121,7 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
   });
   const outer = db.from(inner.as(SRC));
   g.keys.forEach((k, i) => outer.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
-  g.aggregates.forEach((a, j) => outer.select(as(db, aggregateSql(a, inSrc(rowInput(j))), aggregateColumn(j))));
+  g.aggregates.forEach((a, j) => outer.select(as(db, aggregateSql(a, inSrc(rowInput(j)), dialect), aggregateColumn(j))));
   outer.select(db.raw('COUNT(*) as ??', [GROUP_SIZE]), db.raw('COUNT(*) OVER () as ??', [GROUP_COUNT]));
   outer.groupBy(groupByKeys(g));
   for (const s of g.sort) {
@@ -121,7 +130,9 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
     } else if (sortsByMonth(g.keys[s.target.index])) {
       outer.orderByRaw(`MIN(??) ${order(s.direction)}`, [inSrc(rowMonth(s.target.index))]);
     } else {
-      outer.orderByRaw(`?? ${order(s.direction)}`, [inSrc(rowKey(s.target.index))]);
+      const key = g.keys[s.target.index];
+      const o = ordered(inSrc(rowKey(s.target.index)), key.kind === 'field' ? key.field : null, dialect);
+      outer.orderByRaw(`${o.sql} ${order(s.direction)}`, o.bindings as Knex.RawBinding[]);
     }
   }
   return outer.limit(g.limit).offset(g.offset);

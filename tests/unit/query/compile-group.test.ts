@@ -40,6 +40,21 @@ const group = (zone: CheckedGroup['zone']): CheckedGroup => ({
 const src = { table: 'payment' as TableRef, filter: null, softDelete: 'active' as const };
 
 describe('unit: compile-group (SQL per dialect)', () => {
+  it('text keys sort and text MIN/MAX compare in byte order on PostgreSQL (COLLATE "C"), as SQLite does', () => {
+    const title = { name: 'title', column: proveColumn('t0', 'title'), type: 'string' as const, dotted: false };
+    const g: CheckedGroup = {
+      ...group({ kind: 'offset', minutes: 0 }),
+      keys: [{ kind: 'field', name: 'title', field: title }],
+      aggregates: [{ alias: 'title_max', fn: 'max', field: title }],
+      sort: [{ target: { kind: 'key', index: 0 }, direction: 'desc' }],
+    };
+    const pg = compileGroupPage(knex({ client: 'pg' }), postgresDialect, src, g).toSQL().toNative().sql;
+    expect(pg).to.contain('MAX("__src"."__v0" COLLATE "C")');
+    expect(pg).to.contain('order by "__src"."__b0" COLLATE "C" DESC NULLS LAST');
+    const lite = compileGroupPage(knex({ client: 'sqlite3', useNullAsDefault: true }), sqliteDialect, src, g).toSQL().toNative().sql;
+    expect(lite).to.not.contain('COLLATE');
+  });
+
   it('PostgreSQL: groups by date_trunc of the UTC (or offset) wall time, labels per group with to_char', () => {
     const db = knex({ client: 'pg' });
     const utc = compileGroupPage(db, postgresDialect, src, group({ kind: 'offset', minutes: 0 })).toSQL().toNative();
