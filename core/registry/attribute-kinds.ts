@@ -124,11 +124,10 @@ function stringSchema(a: ScalarAttribute, extra: Record<string, unknown> = {}): 
   return s;
 }
 
-function numberSchema(a: ScalarAttribute, type: 'integer' | 'number'): Record<string, unknown> {
-  const s: Record<string, unknown> = { type };
-  if (a.min !== undefined) s.minimum = a.min;
-  if (a.max !== undefined) s.maximum = a.max;
-  return s;
+/** Bounds within the column's range, so a value one database stores is never refused by the other. */
+function numberSchema(a: ScalarAttribute, type: 'integer' | 'number', limit = Number.MAX_SAFE_INTEGER): Record<string, unknown> {
+  const lowest = limit === INT4_MAX ? -limit - 1 : -limit;
+  return { type, minimum: Math.max(a.min ?? lowest, lowest), maximum: Math.min(a.max ?? limit, limit) };
 }
 
 const textKind = (column: (a: ScalarAttribute) => ColumnSpec, extra: Record<string, unknown> = {}): KindSpec => ({
@@ -165,7 +164,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
   },
   integer: {
     column: () => ({ method: 'integer', args: [] }),
-    schema: (a) => numberSchema(a, 'integer'),
+    schema: (a) => numberSchema(a, 'integer', INT4_MAX),
     valueClass: 'number',
     coerce: (raw) => coerceNumber(raw, true, INT4_MAX),
     fromDb: fromDbNumber,

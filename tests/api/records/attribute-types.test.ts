@@ -76,6 +76,17 @@ for (const dialect of DIALECTS) {
       expect(Object.keys(res.body.error.details.fields)).to.have.members(['title', 'contact', 'slug', 'count', 'price', 'active', 'day', 'at', 'clock', 'kind', 'code']);
     });
 
+    it('refuses integers outside the column range on every database (no silent difference)', async () => {
+      const res = await app.http.post('/api/specimen', { title: 'Huge', count: 5, big: 2 ** 60 });
+      expect(res.status).to.equal(422);
+      expect(res.body.error.details.fields).to.have.property('big');
+      const keeper = await app.http.post('/api/badge', { number: 2147483648 });
+      expect(keeper.status).to.equal(422);
+      expect(keeper.body.error.details.fields).to.have.property('number');
+      expect((await app.http.post('/api/badge', { number: 2147483647 })).status).to.equal(200);
+      expect((await app.http.post('/api/badge', { number: -2147483648 })).status).to.equal(200);
+    });
+
     it('refuses a password shorter than 8 characters', async () => {
       const res = await app.http.post('/api/specimen', { title: 'Pw', secret: 'short' });
       expect(res.status).to.equal(422);
