@@ -1,6 +1,7 @@
 /**
- * ONE table: per scalar type → column, JSON-schema fragment, query value class, (de)serializer,
- * OpenAPI schema (DESIGN habit 5). A new type fails to compile until it has every entry.
+ * ONE table: per scalar type → column, JSON-schema fragment (also the OpenAPI 3.1 schema), query
+ * value class, (de)serializer, documentation sample (DESIGN habit 5). A new type fails to compile
+ * until it has every entry.
  */
 import type { ScalarAttribute, ScalarType } from './types';
 
@@ -24,6 +25,8 @@ export interface KindSpec {
   readonly fromDb: (v: unknown) => unknown;
   /** API value (already validated) → bound value. */
   readonly toDb: (v: unknown) => unknown;
+  /** A documentation sample (OpenAPI `example`) when the YAML gives none; undefined: none fits. */
+  readonly example: (a: ScalarAttribute) => unknown;
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -114,6 +117,20 @@ function fromDbDate(v: unknown): unknown {
 }
 
 const identity = (v: unknown): unknown => v;
+
+/** `<name> example` cut or padded to the declared lengths; none when a pattern constrains the text. */
+function sampleText(a: ScalarAttribute, base = `${a.name} example`): string | undefined {
+  if (a.pattern !== undefined) return undefined;
+  let s = base.slice(0, a.maxLength ?? base.length);
+  while (s.length < (a.minLength ?? 0)) s += 'x';
+  return s;
+}
+
+function sampleNumber(a: ScalarAttribute, preferred: number): number {
+  const low = a.min ?? -Infinity;
+  const high = a.max ?? Infinity;
+  return Math.min(Math.max(preferred, low), high);
+}
 const text = (raw: string): unknown => raw;
 
 function stringSchema(a: ScalarAttribute, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -130,13 +147,14 @@ function numberSchema(a: ScalarAttribute, type: 'integer' | 'number', limit = Nu
   return { type, minimum: Math.max(a.min ?? lowest, lowest), maximum: Math.min(a.max ?? limit, limit) };
 }
 
-const textKind = (column: (a: ScalarAttribute) => ColumnSpec, extra: Record<string, unknown> = {}): KindSpec => ({
+const textKind = (column: (a: ScalarAttribute) => ColumnSpec, extra: Record<string, unknown> = {}, example: (a: ScalarAttribute) => unknown = (a) => sampleText(a)): KindSpec => ({
   column,
   schema: (a) => stringSchema(a, extra),
   valueClass: 'text',
   coerce: text,
   fromDb: identity,
   toDb: identity,
+  example,
 });
 
 const varchar = (a: ScalarAttribute): ColumnSpec => ({ method: 'string', args: [Math.max(a.maxLength ?? 255, 1)] });
@@ -144,8 +162,8 @@ const varchar = (a: ScalarAttribute): ColumnSpec => ({ method: 'string', args: [
 export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
   string: textKind(varchar),
   text: textKind(() => ({ method: 'text', args: [] })),
-  email: textKind(varchar, { format: 'email' }),
-  uid: textKind(varchar, { pattern: '^[A-Za-z0-9]+(?:[-_.~][A-Za-z0-9]+)*$' }),
+  email: textKind(varchar, { format: 'email' }, () => 'user@example.com'),
+  uid: textKind(varchar, { pattern: '^[A-Za-z0-9]+(?:[-_.~][A-Za-z0-9]+)*$' }, (a) => (a.pattern === undefined ? 'example-slug' : undefined)),
   enumeration: {
     column: (a) => ({ method: 'string', args: [Math.max(...(a.enum ?? ['']).map((e) => e.length), 16)] }),
     schema: (a) => ({ type: 'string', enum: [...(a.enum ?? [])] }),
@@ -153,6 +171,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: text,
     fromDb: identity,
     toDb: identity,
+    example: (a) => a.enum?.[0],
   },
   password: {
     column: () => ({ method: 'string', args: [255] }),
@@ -161,6 +180,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: text,
     fromDb: identity,
     toDb: identity,
+    example: (a) => sampleText(a, 'correct-horse-battery-staple'),
   },
   integer: {
     column: () => ({ method: 'integer', args: [] }),
@@ -169,6 +189,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: (raw) => coerceNumber(raw, true, INT4_MAX),
     fromDb: fromDbNumber,
     toDb: identity,
+    example: (a) => sampleNumber(a, 1),
   },
   biginteger: {
     column: () => ({ method: 'bigInteger', args: [] }),
@@ -177,6 +198,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: (raw) => coerceNumber(raw, true),
     fromDb: fromDbNumber,
     toDb: identity,
+    example: (a) => sampleNumber(a, 1),
   },
   decimal: {
     column: () => ({ method: 'decimal', args: [18, DECIMAL_SCALE] }),
@@ -186,6 +208,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbNumber,
     // PostgreSQL rounds to the column's scale; SQLite would keep every digit: round here so both store the same.
     toDb: (v) => (typeof v === 'number' ? Number(v.toFixed(DECIMAL_SCALE)) : v),
+    example: (a) => sampleNumber(a, 12.5),
   },
   float: {
     column: () => ({ method: 'double', args: [] }),
@@ -194,6 +217,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: (raw) => coerceNumber(raw, false),
     fromDb: fromDbNumber,
     toDb: identity,
+    example: (a) => sampleNumber(a, 12.5),
   },
   boolean: {
     column: () => ({ method: 'boolean', args: [] }),
@@ -202,6 +226,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: coerceBoolean,
     fromDb: fromDbBoolean,
     toDb: identity,
+    example: (a) => (typeof a.default === 'boolean' ? a.default : true),
   },
   date: {
     column: () => ({ method: 'date', args: [] }),
@@ -210,6 +235,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: coerceDate,
     fromDb: fromDbDate,
     toDb: identity,
+    example: () => '2026-03-31',
   },
   datetime: {
     column: () => ({ method: 'timestamp', args: [{ useTz: true, precision: 3 }] }),
@@ -218,6 +244,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: coerceTimestamp,
     fromDb: fromDbTimestamp,
     toDb: (v) => (v === null || v === undefined ? v : toIsoTimestamp(v)),
+    example: () => '2026-03-31T09:30:00.000Z',
   },
   time: {
     column: () => ({ method: 'time', args: [] }),
@@ -233,6 +260,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
         return v; // out-of-range text the schema let through: the database answers it
       }
     },
+    example: () => '09:30:00',
   },
   json: {
     column: () => ({ method: 'jsonb', args: [] }),
@@ -241,5 +269,6 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     coerce: text,
     fromDb: fromDbJson,
     toDb: (v) => (v === null || v === undefined ? v : JSON.stringify(v)),
+    example: () => ({ key: 'value' }),
   },
 };

@@ -57,7 +57,7 @@ const scalarType = (t: RawAttribute['type']): ScalarType | null =>
 
 const RELATION_ONLY = ['relation', 'target', 'inversedBy', 'mappedBy', 'onDelete'] as const;
 const MEDIA_ONLY = ['multiple', 'allowedTypes'] as const;
-const SCALAR_ONLY = ['unique', 'index', 'default', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', 'renamedFrom'] as const;
+const SCALAR_ONLY = ['unique', 'index', 'default', 'example', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', 'renamedFrom'] as const;
 
 function refuseOptions(doc: RawDocument, path: string, raw: RawAttribute, keys: readonly (keyof RawAttribute)[]): void {
   for (const k of keys) if (raw[k] !== undefined) fail(doc, `${path}.${k}`, `not allowed for type ${raw.type}`);
@@ -95,10 +95,13 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     ...(raw.pattern !== undefined && { pattern: raw.pattern }),
     ...(raw.enum !== undefined && { enum: raw.enum }),
     ...(raw.renamedFrom !== undefined && { renamedFrom: raw.renamedFrom }),
+    ...(raw.description !== undefined && { description: raw.description }),
+    ...(raw.example !== undefined && { example: raw.example }),
   };
-  if (raw.default !== undefined) {
+  for (const key of ['default', 'example'] as const) {
+    if (raw[key] === undefined) continue;
     const check = ajv.compile(ATTRIBUTE_KINDS[type].schema(attr));
-    if (!check(raw.default)) fail(doc, `${path}.default`, `${JSON.stringify(raw.default)} ${check.errors?.[0]?.message ?? 'is not valid'}`);
+    if (!check(raw[key])) fail(doc, `${path}.${key}`, `${JSON.stringify(raw[key])} ${check.errors?.[0]?.message ?? 'is not valid'}`);
   }
   return attr;
 }
@@ -127,7 +130,16 @@ function buildRelation(doc: RawDocument, draft: Draft, name: string, raw: RawAtt
   };
   const kind = raw.relation;
   const targetHasUserKey = typeof target.raw.userKey === 'string';
-  const base = { kind: 'relation' as const, name, relation: kind, target: target.name, required: raw.required ?? false, private: raw.private ?? false, onDelete: raw.onDelete ?? ('restrict' as const) };
+  const base = {
+    kind: 'relation' as const,
+    name,
+    relation: kind,
+    target: target.name,
+    required: raw.required ?? false,
+    private: raw.private ?? false,
+    onDelete: raw.onDelete ?? ('restrict' as const),
+    ...(raw.description !== undefined && { description: raw.description }),
+  };
   const toOneOwner = (): RelationAttribute => ({
     ...base,
     owner: true,
@@ -191,7 +203,15 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
       attributes.push(buildScalar(doc, name, rawAttr, st));
     } else if (rawAttr.type === 'media') {
       refuseOptions(doc, `attributes.${name}`, rawAttr, [...RELATION_ONLY, ...SCALAR_ONLY]);
-      attributes.push({ kind: 'media', name, multiple: rawAttr.multiple ?? false, allowedTypes: rawAttr.allowedTypes ?? [], required: rawAttr.required ?? false, private: rawAttr.private ?? false });
+      attributes.push({
+        kind: 'media',
+        name,
+        multiple: rawAttr.multiple ?? false,
+        allowedTypes: rawAttr.allowedTypes ?? [],
+        required: rawAttr.required ?? false,
+        private: rawAttr.private ?? false,
+        ...(rawAttr.description !== undefined && { description: rawAttr.description }),
+      });
     } else {
       const rel = buildRelation(doc, draft, name, rawAttr, drafts);
       if (rel.idField) claim(rel.idField, name);

@@ -15,6 +15,7 @@ const attribute = {
     private: { type: 'boolean' },
     index: { type: 'boolean' },
     default: {},
+    example: {},
     min: { type: 'number' },
     max: { type: 'number' },
     minLength: { type: 'integer', minimum: 0 },
@@ -73,6 +74,7 @@ export interface RawAttribute {
   private?: boolean;
   index?: boolean;
   default?: unknown;
+  example?: unknown;
   min?: number;
   max?: number;
   minLength?: number;

@@ -15,6 +15,8 @@ interface AttributeBase {
   readonly required: boolean;
   /** Never returned, filtered, sorted, grouped or populated. */
   readonly private: boolean;
+  /** Free text for the documentation (OpenAPI `description`). */
+  readonly description?: string;
 }
 
 export interface ScalarAttribute extends AttributeBase {
@@ -32,6 +34,8 @@ export interface ScalarAttribute extends AttributeBase {
   readonly enum?: readonly string[];
   /** A declared rename: the migration renames this column instead of drop + add. */
   readonly renamedFrom?: string;
+  /** A sample value for the documentation (OpenAPI `example`); checked against the attribute at boot. */
+  readonly example?: unknown;
 }
 
 export interface MediaAttribute extends AttributeBase {
