@@ -9,12 +9,14 @@ import { cliDeps, closeCliDeps } from './boot';
 import { registerContentTypes } from './commands/content-types';
 import { registerMedia } from './commands/media';
 import { registerMigrate } from './commands/migrate';
+import { registerOpenApi } from './commands/openapi';
 
 const program = new Command();
 program.name('admin-cli').description('Record and Identity Service administration').showHelpAfterError();
 registerMigrate(program);
 registerContentTypes(program);
 registerMedia(program);
+registerOpenApi(program);
 for (const p of enabledPlugins()) p.cli?.(program, async () => cliDeps());
 
 program

@@ -45,11 +45,47 @@ export interface Authorizer {
   can(actor: Actor | null, model: string, action: RecordAction): Promise<boolean>;
 }
 
+/**
+ * A plugin's part of the OpenAPI 3.1 document behind /docs (core/openapi/merge.ts merges it).
+ * Paths and component names must not clash with the core's or another plugin's; an operation
+ * without `tags` is filed under the plugin's name. Give every operation an `operationId`, a
+ * `summary` and `responses`, and `security: []` on public ones (the document's default is bearer).
+ * Reuse the core's components through OPENAPI_REFS.
+ */
 export interface OpenApiFragment {
-  readonly paths: Record<string, unknown>;
-  readonly components?: { readonly schemas?: Record<string, unknown> };
-  readonly tags?: readonly { name: string; description?: string }[];
+  /** Path items keyed by path template, e.g. `/api/iam/authenticate`. */
+  readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly components?: {
+    readonly schemas?: Readonly<Record<string, unknown>>;
+    readonly responses?: Readonly<Record<string, unknown>>;
+    readonly parameters?: Readonly<Record<string, unknown>>;
+    readonly requestBodies?: Readonly<Record<string, unknown>>;
+    readonly headers?: Readonly<Record<string, unknown>>;
+    readonly examples?: Readonly<Record<string, unknown>>;
+  };
+  readonly tags?: readonly { readonly name: string; readonly description?: string }[];
 }
+
+/** Components of the core's OpenAPI document a fragment may `$ref` (spec 7 errors, the bearer scheme). */
+export const OPENAPI_REFS = {
+  /** `{ error: { status, name, message, details } }` */
+  errorSchema: '#/components/schemas/Error',
+  responses: {
+    badRequest: '#/components/responses/BadRequest',
+    unauthorized: '#/components/responses/Unauthorized',
+    forbidden: '#/components/responses/Forbidden',
+    notFound: '#/components/responses/NotFound',
+    conflict: '#/components/responses/Conflict',
+    payloadTooLarge: '#/components/responses/PayloadTooLarge',
+    unsupportedMediaType: '#/components/responses/UnsupportedMediaType',
+    validationFailed: '#/components/responses/ValidationFailed',
+    tooManyRequests: '#/components/responses/TooManyRequests',
+    /** Any other error status (the `default` response). */
+    error: '#/components/responses/Error',
+  },
+  /** Name of the security scheme: `security: [{ bearerAuth: [] }]`. */
+  bearerAuth: 'bearerAuth',
+} as const;
 
 export interface Plugin {
   readonly name: string;
@@ -61,6 +97,7 @@ export interface Plugin {
   /** Runs after migrations, at every start (idempotent): seed roles, etc. */
   bootstrap?(deps: PluginDeps): Promise<void>;
   cli?(program: Command, deps: () => Promise<PluginDeps>): void;
-  openapi?(): OpenApiFragment;
+  /** The plugin's routes in /docs; called once at boot (server and `openapi:export`). */
+  openapi?(deps: PluginDeps): OpenApiFragment;
   close?(): Promise<void>;
 }

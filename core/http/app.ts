@@ -4,6 +4,8 @@ import Koa, { type Middleware } from 'koa';
 import qs from 'qs';
 import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/errors';
 import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-api';
+import { appDocument } from '../openapi/app-document';
+import { docsRouter } from '../openapi/docs';
 import { MAX_FILTER_DEPTH, MAX_PARAMETERS, MAX_QUERY_STRING } from '../query/limits';
 import { RecordController, type RecordContext } from '../records/controller';
 import { passwordHasher } from '../records/hash-password';
@@ -68,6 +70,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
 
   const app = new Koa<RequestState>({ proxy: config.trustProxy });
   const health = healthRouter(db);
+  // The OpenAPI document is built once, at boot, from the registry and the plugins' fragments.
+  const docs = docsRouter(appDocument(plugins, pluginDeps));
   // Router middleware is typed for router contexts; Koa hands every middleware the same context.
   const routed = (m: unknown): Middleware<RequestState> => m as Middleware<RequestState>;
   const middleware: Middleware<RequestState>[] = [
@@ -76,6 +80,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     securityHeaders,
     routed(health.routes()),
     serveUploads(db, media, storage),
+    routed(docs.routes()),
     ...jsonBody(config.bodyMaxBytes),
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),

@@ -1,0 +1,109 @@
+/**
+ * registry + plugin fragments → the OpenAPI 3.1 document behind /docs and `openapi:export` (pure:
+ * no I/O; the same input gives the same document). Everything per model is derived from the
+ * registry: schemas (model-schemas.ts), query parameters (query-parameters.ts), the ten record
+ * operations (operations.ts); errors and shared parts come from shared.ts.
+ */
+import type { Registry } from '../registry/types';
+import { mergeFragment, type NamedFragment } from './merge';
+import { filterTypes, modelSchemas, typeFilterName, typeFilterSchema } from './model-schemas';
+import { modelPaths } from './operations';
+import { BEARER, sharedComponents } from './shared';
+import { type OpenApiDocument, schemaRef } from './types';
+
+export interface DocumentInput {
+  readonly registry: Registry;
+  readonly fragments?: readonly NamedFragment[];
+  readonly version?: string;
+  readonly title?: string;
+}
+
+const DESCRIPTION = `Every model of the registry has the same ten record endpoints under \`/api/{model}\` (spec 4.3).
+
+* **Auth**: protected calls carry \`Authorization: Bearer <accessToken>\` ("Authorize" above). No token on a call the public role may not make answers 401; a token without the permission \`<model>.<action>\` answers 403.
+* **Envelopes**: create, update, delete and recover answer \`{ statusCode, message, error, data }\`; Find answers \`{ records, meta }\`; FindOne the record itself.
+* **Errors**: \`{ error: { status, name, message, details } }\`; 422 lists \`details.fields.<name>: [messages]\`.
+* **Queries**: qs style, as \`qs.stringify(query, { encodeValuesOnly: true })\` writes: \`filters[feeType][$containsi]=tui&sort[0]=-createdAt&populate[0]=institute\`.`;
+
+const HEALTH_PATHS: OpenApiDocument['paths'] = {
+  '/health': {
+    get: {
+      operationId: 'health',
+      summary: 'Liveness',
+      description: 'Answers 200 while the process runs.',
+      tags: ['operations'],
+      security: [],
+      responses: { '200': { description: 'The process runs.', content: { 'application/json': { schema: schemaRef('HealthStatus'), example: { status: 'ok' } } } } },
+    },
+  },
+  '/health/ready': {
+    get: {
+      operationId: 'ready',
+      summary: 'Readiness',
+      description: 'Answers 200 only while the database answers (503 otherwise).',
+      tags: ['operations'],
+      security: [],
+      responses: {
+        '200': { description: 'The database answers.', content: { 'application/json': { schema: schemaRef('HealthStatus'), example: { status: 'ready' } } } },
+        '503': { description: 'The database does not answer.', content: { 'application/json': { schema: schemaRef('HealthStatus'), example: { status: 'unavailable' } } } },
+      },
+    },
+  },
+};
+
+/**
+ * Builds the document.
+ * @example buildOpenApiDocument({ registry, fragments: [{ plugin: 'users-permissions', fragment }] }).paths['/api/fee-type'].get.operationId // 'findFeeType'
+ */
+export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
+  const { registry } = input;
+  const doc: OpenApiDocument = {
+    openapi: '3.1.0',
+    info: {
+      title: input.title ?? 'Record and Identity Service',
+      version: input.version ?? '0.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'This service (same origin)' }],
+    security: [{ [BEARER]: [] }],
+    tags: [],
+    paths: {},
+    components: sharedComponents(),
+  };
+  const schemas = doc.components.schemas;
+  for (const model of registry.contentTypes) {
+    const tag = model.name;
+    doc.tags.push({ name: tag, description: `${model.displayName}${model.description ? `: ${model.description}` : ''}${model.softDelete ? ' Soft delete: deleted records are archived and recoverable.' : ''}${model.plugin ? ` (plugin ${model.plugin})` : ''}` });
+    Object.assign(doc.paths, modelPaths(model, registry, tag));
+    for (const [name, schema] of Object.entries(modelSchemas(model, registry))) {
+      if (name in schemas) throw new Error(`OpenAPI: the schema name ${name} of model ${model.name} clashes with another component`);
+      schemas[name] = schema;
+    }
+    for (const type of filterTypes(model)) schemas[typeFilterName(type)] ??= typeFilterSchema(type);
+  }
+  Object.assign(doc.paths, HEALTH_PATHS);
+  doc.tags.push({ name: 'operations', description: 'Liveness and readiness.' });
+  for (const f of input.fragments ?? []) mergeFragment(doc, f);
+  pruneUnusedResponses(doc);
+  return doc;
+}
+
+/** Shared error responses no operation uses (429 is there for plugin fragments) are left out. */
+function pruneUnusedResponses(doc: OpenApiDocument): void {
+  const used = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === '$ref' && typeof x === 'string') used.add(x);
+        else walk(x);
+      }
+    }
+  };
+  walk(doc.paths);
+  walk(doc.components.requestBodies);
+  for (const name of Object.keys(doc.components.responses)) {
+    if (!used.has(`#/components/responses/${name}`)) delete doc.components.responses[name];
+  }
+}

@@ -1,0 +1,170 @@
+/** Components every model and plugin shares: spec 7 errors, list meta, media, user summaries, bearer auth. */
+import { OPENAPI_REFS } from '../plugin-api';
+import { MAX_BULK_ITEMS } from '../records/service';
+import { type OpenApiComponents, type Schema, schemaRef } from './types';
+
+const lastSegment = (r: string): string => r.slice(r.lastIndexOf('/') + 1);
+export const ERROR_SCHEMA = lastSegment(OPENAPI_REFS.errorSchema);
+export const BEARER = OPENAPI_REFS.bearerAuth;
+
+/** The error responses of CONTRACT "Errors", keyed by the component name OPENAPI_REFS gives them. */
+const ERROR_RESPONSES = {
+  BadRequest: { status: 400, name: 'BadRequestError', description: 'Malformed input: a bad id, body shape, unknown query parameter, field or operator (the message names it).', message: 'filters[bogus]: unknown field "bogus" of fee-type', details: { parameter: 'filters[bogus]' } },
+  Unauthorized: { status: 401, name: 'UnauthorizedError', description: 'No or an invalid bearer token, on a call the public role may not make.', message: 'authentication required: fee-type.create', details: {} },
+  Forbidden: { status: 403, name: 'ForbiddenError', description: "The token's roles lack the permission `<model>.<action>`.", message: 'missing permission fee-type.create', details: {} },
+  NotFound: { status: 404, name: 'NotFoundError', description: 'No (active) record with this id, or no such model.', message: 'no fee-type with id 42', details: {} },
+  Conflict: { status: 409, name: 'ConflictError', description: 'A unique value another active record holds (also on recover), or a record other records still reference.', message: 'feeType is already taken', details: { fields: { feeType: ['is already taken'] } } },
+  PayloadTooLarge: { status: 413, name: 'PayloadTooLargeError', description: 'The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large.', message: 'the request body is too large', details: {} },
+  UnsupportedMediaType: { status: 415, name: 'UnsupportedMediaTypeError', description: 'The body is neither JSON nor multipart/form-data.', message: 'unsupported content type "text/plain"; send application/json', details: {} },
+  ValidationFailed: { status: 422, name: 'ValidationError', description: 'The body failed validation: `details.fields.<name>` lists the messages per field; bulk calls add `details.errors: [{index, fields}]`.', message: 'invalid fee-type', details: { fields: { feeType: ['is required'], latePaymentFees: ['must be >= 0'] } } },
+  TooManyRequests: { status: 429, name: 'RateLimitedError', description: 'Rate limited; retry after the `Retry-After` seconds.', message: 'too many attempts; retry later', details: { retryAfterSeconds: 30 } },
+} as const;
+export type ErrorResponseName = keyof typeof ERROR_RESPONSES;
+export const errorStatus = (name: ErrorResponseName): number => ERROR_RESPONSES[name].status;
+export const DEFAULT_ERROR = lastSegment(OPENAPI_REFS.responses.error);
+
+const fieldMessages: Schema = {
+  type: 'object',
+  description: 'Field name → messages.',
+  additionalProperties: { type: 'array', items: { type: 'string' } },
+};
+
+/** `{ error: { status, name, message, details } }` with the given status and details schemas. */
+function errorBody(status: Schema, details: Schema, description: string): Schema {
+  return {
+    type: 'object',
+    description,
+    required: ['error'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'object',
+        required: ['status', 'name', 'message', 'details'],
+        additionalProperties: false,
+        properties: {
+          status: { ...status, description: 'The HTTP status again.' },
+          name: { type: 'string', description: 'Error class, e.g. `ValidationError`.' },
+          message: { type: 'string', description: 'What went wrong, naming the parameter or field.' },
+          details,
+        },
+      },
+    },
+  };
+}
+
+function sharedSchemas(): Record<string, Schema> {
+  return {
+    [ERROR_SCHEMA]: errorBody({ type: 'integer', minimum: 400, maximum: 599 }, schemaRef('ErrorDetails'), 'Error body of every failed call (spec 7).'),
+    ErrorDetails: {
+      type: 'object',
+      description: 'Machine-readable details; the keys present depend on the error.',
+      properties: {
+        fields: { ...fieldMessages, description: 'Validation and unique conflicts: field name → messages (spec 7).' },
+        errors: {
+          type: 'array',
+          description: 'Bulk calls: the failing items by index.',
+          items: { type: 'object', required: ['index', 'fields'], additionalProperties: false, properties: { index: { type: 'integer', minimum: 0 }, fields: fieldMessages } },
+        },
+        parameter: { type: 'string', description: 'The offending query parameter path, e.g. `filters[feeType][$foo]`.' },
+        missingIds: { type: 'array', items: { type: 'integer' }, description: 'Bulk delete / recover: ids that name no (archived) record.' },
+        retryAfterSeconds: { type: 'number', description: '429: seconds until a retry may succeed.' },
+      },
+      additionalProperties: true,
+    },
+    ListMeta: {
+      type: 'object',
+      description: 'Paging of a list (spec 2.4); when grouping, totalRecords counts groups.',
+      required: ['totalRecords', 'currentPage', 'totalPages'],
+      additionalProperties: false,
+      properties: {
+        totalRecords: { type: 'integer', minimum: 0, description: 'Matching records (grouped: groups), without paging.' },
+        currentPage: { type: 'integer', minimum: 1 },
+        totalPages: { type: 'integer', minimum: 0 },
+      },
+    },
+    GroupValues: {
+      type: 'object',
+      description: 'One group (spec 4.5): its key values by group field (`institute.name`, `dueDate:month`) and its aggregate values by alias (`<field>_<function>`, `count`).',
+      additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+    },
+    MediaFile: {
+      type: 'object',
+      description: 'A stored file of a media field (spec 2.5).',
+      required: ['id', 'name', '_full_url'],
+      properties: {
+        id: { type: 'integer' },
+        name: { type: 'string', examples: ['logo.png'] },
+        _full_url: { type: 'string', format: 'uri', description: 'Resolved URL (PUBLIC_URL based).', examples: ['http://localhost:1337/uploads/logo.png'] },
+      },
+    },
+    CreatedBy: {
+      type: 'object',
+      description: 'The user who created the record (spec 2.2).',
+      required: ['id'],
+      additionalProperties: false,
+      properties: { id: { type: 'integer' }, fullName: { type: ['string', 'null'] }, username: { type: 'string' }, email: { type: 'string', format: 'email' } },
+    },
+    UpdatedBy: {
+      type: 'object',
+      description: 'The user who last changed the record (spec 2.2).',
+      required: ['id'],
+      additionalProperties: false,
+      properties: { id: { type: 'integer' }, fullName: { type: ['string', 'null'] }, email: { type: 'string', format: 'email' }, active: { type: 'boolean' } },
+    },
+    IdList: {
+      type: 'array',
+      description: `Record ids (bulk delete / recover), at most ${MAX_BULK_ITEMS}, each once.`,
+      minItems: 1,
+      maxItems: MAX_BULK_ITEMS,
+      uniqueItems: true,
+      items: { type: 'integer', minimum: 1 },
+      examples: [[1, 2]],
+    },
+    HealthStatus: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] } },
+    },
+  };
+}
+
+function errorResponse(r: (typeof ERROR_RESPONSES)[ErrorResponseName]): Record<string, unknown> {
+  return {
+    description: r.description,
+    ...(r.status === 429 && { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } }),
+    content: {
+      'application/json': {
+        // spec 7 body with the status pinned; 422 always carries details.fields
+        schema: errorBody({ type: 'integer', const: r.status }, r.status === 422 ? { allOf: [schemaRef('ErrorDetails'), { required: ['fields'] }] } : schemaRef('ErrorDetails'), r.description),
+        example: { error: { status: r.status, name: r.name, message: r.message, details: r.details } },
+      },
+    },
+  };
+}
+
+/** The shared part of `components`; models and fragments add to it. */
+export function sharedComponents(): OpenApiComponents {
+  const responses: Record<string, unknown> = {};
+  for (const [name, r] of Object.entries(ERROR_RESPONSES)) responses[name] = errorResponse(r);
+  responses[DEFAULT_ERROR] = {
+    description: 'Any other failure, e.g. 405 for a method the path does not take or 500 (a logged internal fault that names the request id).',
+    content: { 'application/json': { schema: schemaRef(ERROR_SCHEMA), example: { error: { status: 500, name: 'InternalServerError', message: 'internal server error (request 7f3c…)', details: {} } } } },
+  };
+  return {
+    schemas: sharedSchemas(),
+    responses,
+    parameters: {},
+    requestBodies: {},
+    headers: {},
+    examples: {},
+    securitySchemes: {
+      [BEARER]: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'The `accessToken` of a password sign-in (`POST /api/iam/authenticate`) or an OTP login confirmation (spec 5.1).',
+      },
+    },
+  };
+}
