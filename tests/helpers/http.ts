@@ -21,7 +21,8 @@ export interface RequestOpts {
   readonly raw?: string | Uint8Array;
 }
 
-export function client(baseUrl: string, token: string | null = null): Client {
+/** `fetchImpl`: test-app.ts passes a fetch that checks every response against the OpenAPI document. */
+export function client(baseUrl: string, token: string | null = null, fetchImpl: typeof fetch = fetch): Client {
   const send = async (method: string, path: string, body: unknown, opts: RequestOpts = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -30,7 +31,7 @@ export function client(baseUrl: string, token: string | null = null): Client {
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(baseUrl + path, { method, headers, body: payload });
+    const res = await fetchImpl(baseUrl + path, { method, headers, body: payload });
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -46,6 +47,6 @@ export function client(baseUrl: string, token: string | null = null): Client {
     put: (p, b, o) => send('PUT', p, b, o),
     patch: (p, b, o) => send('PATCH', p, b, o),
     del: (p, b, o) => send('DELETE', p, b, o),
-    withToken: (t) => client(baseUrl, t),
+    withToken: (t) => client(baseUrl, t, fetchImpl),
   };
 }

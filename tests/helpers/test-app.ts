@@ -12,6 +12,7 @@ import type { Plugin } from '../../core/plugin-api';
 import { prepareSchema } from '../../database/migrate';
 import type { TestDialect } from './dialects';
 import { client, type Client } from './http';
+import { RESPONSE_CHECK_ON, validatingFetch, validatorFor } from './openapi-validator';
 import { createTestDatabase, type TestDatabase } from './test-db';
 
 export const ROOT = findRootDir(__dirname);
@@ -23,6 +24,10 @@ export interface TestApp {
   readonly http: Client;
   readonly deps: Booted;
   readonly env: Record<string, string>;
+  /** The OpenAPI document the server serves at /docs/openapi.json. */
+  readonly document: Record<string, unknown>;
+  /** fetch that checks each response against `document` (plain fetch when the check is off). */
+  readonly fetch: typeof fetch;
   close(): Promise<void>;
 }
 
@@ -33,6 +38,8 @@ export interface TestAppOptions {
   readonly plugins?: readonly Plugin[];
   /** Reuse this database (and its migrations folder); it is left in place on close. */
   readonly database?: TestDatabase;
+  /** Check every response of `http` against the served OpenAPI document (default: on, unless OPENAPI_RESPONSE_CHECK=0). */
+  readonly checkResponses?: boolean;
 }
 
 export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = {}): Promise<TestApp> {
@@ -63,11 +70,15 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
   }
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const running = server;
+  const document = (await (await fetch(`${url}/docs/openapi.json`)).json()) as Record<string, unknown>;
+  const checked = (opts.checkResponses ?? RESPONSE_CHECK_ON) ? validatingFetch(validatorFor(document)) : fetch;
   return {
     url,
-    http: client(url),
+    http: client(url, null, checked),
     deps,
     env,
+    document,
+    fetch: checked,
     async close() {
       await drain(running, () => deps.close(), deps.log);
       await drop();
