@@ -78,6 +78,7 @@ function distAssets(): Map<string, Asset> {
 const etagOf = (text: string): string => `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
 
 function sendText(ctx: Context, type: string, text: string, etag: string, cache: string): void {
+  ctx.status = 200; // ctx.fresh compares validators only on a 2xx
   ctx.set('Cache-Control', cache);
   ctx.etag = etag;
   ctx.type = type;
@@ -108,6 +109,7 @@ export function docsRouter(document: OpenApiDocument): Router<RequestState> {
     // Only the files listed at boot: no path from the URL ever reaches the file system.
     const asset = assets.get(ctx.params.file);
     if (!asset) return; // falls through to the 404 of the error mapper
+    ctx.status = 200;
     ctx.set('Cache-Control', ASSET_CACHE);
     ctx.etag = asset.etag;
     ctx.type = asset.type;

@@ -123,7 +123,10 @@ function mediaSchema(model: ContentType): Schema {
 /** writeSchema(model, registry, mode) with the attributes' descriptions and examples added, secrets marked writeOnly. */
 function bodySchema(model: ContentType, registry: Registry, mode: WriteMode): Schema {
   const s = writeSchema(model, registry, mode);
-  const props = { ...(s.properties as Record<string, Schema>) };
+  // `anyOf: [{}, {type: null}]` (a nullable json field) is just `{}`: any value.
+  const props = Object.fromEntries(
+    Object.entries(s.properties as Record<string, Schema>).map(([k, v]) => [k, Array.isArray(v.anyOf) && (v.anyOf as Schema[]).some((x) => Object.keys(x).length === 0) ? {} : v]),
+  );
   for (const a of model.attributes) {
     if (a.kind === 'scalar' && props[a.name]) {
       props[a.name] = { ...described(props[a.name], a.description, scalarExample(a)), ...(a.type === 'password' && { writeOnly: true, format: 'password' }) };
@@ -205,7 +208,8 @@ export function filterTypes(model: ContentType): ScalarType[] {
 }
 
 function fieldFilter(type: ScalarType): Schema {
-  // `filters[name]=x` is shorthand for `filters[name][$eq]=x` (query/parse.ts).
+  // `filters[name]=x` is shorthand for `filters[name][$eq]=x` (query/parse.ts); json fields take $null / $notNull only.
+  if (!operatorAllows('$eq', ATTRIBUTE_KINDS[type].valueClass)) return schemaRef(typeFilterName(type));
   return { anyOf: [schemaRef(typeFilterName(type)), plainValueSchema(type)] };
 }
 

@@ -35,7 +35,11 @@ export class ResponseValidator {
   private readonly matchers: Matcher[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(private readonly doc: Doc) {
+  private readonly doc: Doc;
+
+  constructor(document: object) {
+    const doc = document as Doc;
+    this.doc = doc;
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
     addFormats(this.ajv);
     // The whole document is one schema resource: `#/components/schemas/X` refs resolve inside it.
@@ -120,7 +124,7 @@ export function validatorFor(doc: unknown): ResponseValidator {
   const key = createHash('sha256').update(JSON.stringify(doc)).digest('hex');
   let v = cache.get(key);
   if (!v) {
-    v = new ResponseValidator(doc as Doc);
+    v = new ResponseValidator(doc as object);
     cache.set(key, v);
   }
   return v;
