@@ -51,7 +51,7 @@ export function writeExample(model: ContentType, registry: Registry, mode: Write
   const out: Record<string, unknown> = {};
   for (const a of model.attributes) {
     if (a.kind === 'scalar') {
-      if (a.private && a.type !== 'password') continue;
+      if (a.private && a.type !== 'password') continue; // a server-side secret: no sample
       if (mode === 'patch' && !a.required) continue; // a PATCH names a few fields only
       const v = scalarExample(a);
       if (v !== undefined) out[a.name] = v;

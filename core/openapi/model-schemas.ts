@@ -129,7 +129,12 @@ function bodySchema(model: ContentType, registry: Registry, mode: WriteMode): Sc
   );
   for (const a of model.attributes) {
     if (a.kind === 'scalar' && props[a.name]) {
-      props[a.name] = { ...described(props[a.name], a.description, scalarExample(a)), ...(a.type === 'password' && { writeOnly: true, format: 'password' }) };
+      // private fields are write-only: accepted here, never returned (a password is stored hashed)
+      props[a.name] = {
+        ...described(props[a.name], a.description, a.private && a.type !== 'password' ? undefined : scalarExample(a)),
+        ...(a.private && { writeOnly: true }),
+        ...(a.type === 'password' && { format: 'password' }),
+      };
     } else if (a.kind === 'relation') {
       if (a.idField && props[a.idField]) props[a.idField] = { ...props[a.idField], description: `Id of the related ${a.target}${a.userKeyField ? ` (or give ${a.userKeyField})` : ''}.` };
       if (a.userKeyField && props[a.userKeyField]) props[a.userKeyField] = { ...props[a.userKeyField], writeOnly: true, description: `Names the related ${a.target} by its user key instead of ${a.idField}.` };
@@ -137,7 +142,7 @@ function bodySchema(model: ContentType, registry: Registry, mode: WriteMode): Sc
     }
   }
   const how = { create: 'Body of a create', put: 'Body of a full update (PUT): fields left out return to their default or null', patch: 'Body of a partial update (PATCH): only the given fields change' }[mode];
-  return { ...s, properties: props, description: `${how}. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422).` };
+  return { ...s, properties: props, description: `${how}. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned.` };
 }
 
 function envelopeOf(data: Schema, description: string): Schema {
@@ -260,21 +265,21 @@ export function modelSchemas(model: ContentType, registry: Registry): Record<str
     },
     [n.groupedList]: {
       type: 'object',
-      description: 'A grouped list (spec 2.4, 4.5): `groupMeta` has one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records.',
+      description: 'A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records.',
       required: ['records', 'meta', 'groupMeta'],
       additionalProperties: false,
       properties: {
-        records: { type: 'array', items: { type: 'object' }, description: 'The page of groups or records the grouping answers.' },
-        meta: schemaRef('ListMeta'),
-        groupMeta: { type: 'array', items: schemaRef('GroupValues') },
+        records: { type: 'array', items: schemaRef('GroupRow') },
+        meta: { ...schemaRef('ListMeta'), description: 'Paging of the groups: totalRecords counts every group.' },
+        groupMeta: { type: 'array', items: schemaRef('GroupMeta') },
         groupRecords: {
           type: 'array',
           items: {
             type: 'object',
-            description: 'One group: its key and aggregate values, and its records with their own paging.',
-            required: ['records', 'meta'],
-            properties: { records: { type: 'array', items: record }, meta: schemaRef('ListMeta') },
-            additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+            description: 'One group: its key and aggregate values, and a page of its records (`groupFilter`).',
+            required: ['groupKey', 'aggregates', 'records', 'meta'],
+            additionalProperties: false,
+            properties: { groupKey: schemaRef('GroupValues'), aggregates: schemaRef('GroupValues'), records: { type: 'array', items: record }, meta: schemaRef('ListMeta') },
           },
         },
       },

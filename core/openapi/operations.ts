@@ -32,6 +32,12 @@ const json = (schema: Schema, example?: unknown): Record<string, unknown> => ({ 
 const ok = (description: string, schema: Schema, example?: unknown) => ({ description, content: json(schema, example) });
 const envelope = (data: unknown, message: string[] = []) => ({ statusCode: 200, message, error: '', data });
 
+const GROUPED_EXAMPLE = {
+  records: [{ 'createdAt:month': '2026-01', id_max: 7 }],
+  meta: { totalRecords: 1, currentPage: 1, totalPages: 1 },
+  groupMeta: [{ groupKey: { 'createdAt:month': '2026-01' }, aggregates: { id_max: 7 } }],
+};
+
 /** A file part of a multipart form (spec 4.3 "With media"). */
 function filePart(allowedTypes: readonly string[]): Schema {
   return { type: 'string', format: 'binary', contentMediaType: allowedTypes.length === 1 ? allowedTypes[0] : 'application/octet-stream' };
@@ -85,7 +91,18 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     errors: READ_ERRORS,
     build: (m, r) => ({
       parameters: findParameters(m),
-      ok: ok('A page of records, or of groups when `groupBy` is given.', { oneOf: [schemaRef(modelNames(m).list), schemaRef(modelNames(m).groupedList)] }, { records: [recordExample(m, r)], meta: { totalRecords: 1, currentPage: 1, totalPages: 1 } }),
+      ok: {
+        description: 'A page of records, or of groups when `groupBy` is given.',
+        content: {
+          'application/json': {
+            schema: { oneOf: [schemaRef(modelNames(m).list), schemaRef(modelNames(m).groupedList)] },
+            examples: {
+              list: { summary: 'records', value: { records: [recordExample(m, r)], meta: { totalRecords: 1, currentPage: 1, totalPages: 1 } } },
+              grouped: { summary: 'groupBy[0]=createdAt:month&aggregates[0]=id:max', value: GROUPED_EXAMPLE },
+            },
+          },
+        },
+      },
     }),
   },
   'get /:id': {

@@ -3,6 +3,7 @@
  * FIND_PARAMS: a parameter added there fails to compile until it is documented here.
  */
 import { defaultSelect } from '../query/check';
+import { AGGREGATE_FUNCTIONS, BUCKET_FORMATS, DEFAULT_GROUP_RECORDS_LIMIT, GRANULARITIES, MAX_AGGREGATES, MAX_GROUP_KEYS, ROW_COUNT_ALIAS } from '../query/group-vocabulary';
 import { DEFAULT_LIMIT, MAX_LIST_PARAM, MAX_SORT_KEYS } from '../query/limits';
 import { FIND_ONE_PARAMS, FIND_PARAMS } from '../query/parse';
 import type { ContentType } from '../registry/types';
@@ -89,11 +90,17 @@ const PARAMETERS: { readonly [K in FindParam]: (model: ContentType) => Parameter
   groupBy: () =>
     list(
       'groupBy',
-      'Group fields (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<MMM|MMMM|YYYY|YYYY-MM|YYYY-MM-DD>]`. The answer carries `groupMeta`; sort, offset and limit then apply to groups.',
+      `Group keys (spec 4.5): \`<field>\`, \`<relation>.<field>\` through many-to-one relations, or a date bucket \`<field>:<${Object.keys(GRANULARITIES).join('|')}>[:<${Object.keys(BUCKET_FORMATS).join('|')}>]\` (a week is the ISO week). The answer has one record per group and \`groupMeta\`; sort, offset and limit then apply to groups.`,
       { type: 'string' },
+      MAX_GROUP_KEYS,
     ),
   aggregates: () =>
-    list('aggregates', 'Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>` (alias `<field>_<function>`); none given: a row count per group.', { type: 'string', pattern: '^[A-Za-z0-9_.]+:[a-z_]+$' }),
+    list(
+      'aggregates',
+      `Aggregates per group: \`<field>:<${Object.keys(AGGREGATE_FUNCTIONS).join('|')}>\`, answered under the alias \`<field>_<function>\`; none given: \`${ROW_COUNT_ALIAS}\`, the records per group.`,
+      { type: 'string', pattern: `^[A-Za-z0-9_.]+:(${Object.keys(AGGREGATE_FUNCTIONS).join('|')})$` },
+      MAX_AGGREGATES,
+    ),
   populateGroup: () => ({
     name: 'populateGroup',
     in: 'query',
@@ -103,7 +110,7 @@ const PARAMETERS: { readonly [K in FindParam]: (model: ContentType) => Parameter
   groupFilter: () => ({
     name: 'groupFilter',
     in: 'query',
-    description: 'Paging and sort inside each group: `groupFilter[limit]`, `groupFilter[offset]`, `groupFilter[sort][0]`.',
+    description: `Paging and sort inside each group of \`groupRecords\`: \`groupFilter[limit]\` (default ${DEFAULT_GROUP_RECORDS_LIMIT}), \`groupFilter[offset]\`, \`groupFilter[sort][0]\` (default: id).`,
     style: 'deepObject',
     explode: true,
     schema: {
@@ -116,7 +123,7 @@ const PARAMETERS: { readonly [K in FindParam]: (model: ContentType) => Parameter
   timezone: () => ({
     name: 'timezone',
     in: 'query',
-    description: 'IANA time zone for date buckets of grouped queries (`Europe/Berlin`); grouped queries only.',
+    description: 'Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC.',
     schema: { type: 'string' },
   }),
 };

@@ -84,8 +84,21 @@ function sharedSchemas(): Record<string, Schema> {
     },
     GroupValues: {
       type: 'object',
-      description: 'One group (spec 4.5): its key values by group field (`institute.name`, `dueDate:month`) and its aggregate values by alias (`<field>_<function>`, `count`).',
+      description: 'Values by name: group keys by their `groupBy` entry (`institute.name`, `dueDate:month`), aggregates by alias (`<field>_<function>`, `count`).',
       additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+    },
+    GroupRow: {
+      type: 'object',
+      description: 'One group as a record of a grouped answer: one property per key, in `groupBy` order, then one per aggregate (spec 4.5).',
+      additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+      examples: [{ 'institute.name': 'Springfield High', 'dueDate:month': '2026-03', latePaymentFees_sum: 12.5, id_max: 1 }],
+    },
+    GroupMeta: {
+      type: 'object',
+      description: 'One group: its key values and its aggregate values (spec 2.4).',
+      required: ['groupKey', 'aggregates'],
+      additionalProperties: false,
+      properties: { groupKey: schemaRef('GroupValues'), aggregates: schemaRef('GroupValues') },
     },
     MediaFile: {
       type: 'object',

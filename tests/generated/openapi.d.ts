@@ -330,9 +330,26 @@ export interface components {
             currentPage: number;
             totalPages: number;
         };
-        /** @description One group (spec 4.5): its key values by group field (`institute.name`, `dueDate:month`) and its aggregate values by alias (`<field>_<function>`, `count`). */
+        /** @description Values by name: group keys by their `groupBy` entry (`institute.name`, `dueDate:month`), aggregates by alias (`<field>_<function>`, `count`). */
         GroupValues: {
             [key: string]: string | number | boolean | null;
+        };
+        /**
+         * @description One group as a record of a grouped answer: one property per key, in `groupBy` order, then one per aggregate (spec 4.5).
+         * @example {
+         *       "institute.name": "Springfield High",
+         *       "dueDate:month": "2026-03",
+         *       "latePaymentFees_sum": 12.5,
+         *       "id_max": 1
+         *     }
+         */
+        GroupRow: {
+            [key: string]: string | number | boolean | null;
+        };
+        /** @description One group: its key values and its aggregate values (spec 2.4). */
+        GroupMeta: {
+            groupKey: components["schemas"]["GroupValues"];
+            aggregates: components["schemas"]["GroupValues"];
         };
         /** @description A stored file of a media field (spec 2.5). */
         MediaFile: {
@@ -449,7 +466,7 @@ export interface components {
             /** @description Write answers only: the changing user (null without a signed-in user). */
             readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
         };
-        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422). */
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         FeeTypeCreate: {
             /**
              * @description Name of the fee, unique among active fee types.
@@ -481,7 +498,7 @@ export interface components {
              */
             dueDate?: string | null;
         };
-        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422). */
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         FeeTypeReplace: {
             /**
              * @description Name of the fee, unique among active fee types.
@@ -513,7 +530,7 @@ export interface components {
              */
             dueDate?: string | null;
         };
-        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422). */
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         FeeTypeUpdate: {
             /**
              * @description Name of the fee, unique among active fee types.
@@ -550,18 +567,18 @@ export interface components {
             records: components["schemas"]["FeeType"][];
             meta: components["schemas"]["ListMeta"];
         };
-        /** @description A grouped list (spec 2.4, 4.5): `groupMeta` has one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
         FeeTypeGroupedList: {
-            /** @description The page of groups or records the grouping answers. */
-            records: Record<string, never>[];
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
             meta: components["schemas"]["ListMeta"];
-            groupMeta: components["schemas"]["GroupValues"][];
-            groupRecords?: ({
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
                 records: components["schemas"]["FeeType"][];
                 meta: components["schemas"]["ListMeta"];
-            } & {
-                [key: string]: string | number | boolean | null;
-            })[];
+            }[];
         };
         /** @description Envelope whose data is one fee-type record (spec 2.1). */
         FeeTypeEnvelope: {
@@ -865,7 +882,7 @@ export interface components {
             /** @description Write answers only: the changing user (null without a signed-in user). */
             readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
         };
-        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422). */
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         InstituteCreate: {
             /** @example Springfield High */
             name: string;
@@ -877,7 +894,7 @@ export interface components {
             /** @example Springfield */
             city?: string | null;
         };
-        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422). */
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         InstituteReplace: {
             /** @example Springfield High */
             name: string;
@@ -889,7 +906,7 @@ export interface components {
             /** @example Springfield */
             city?: string | null;
         };
-        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422). */
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         InstituteUpdate: {
             /** @example Springfield High */
             name?: string;
@@ -906,18 +923,18 @@ export interface components {
             records: components["schemas"]["Institute"][];
             meta: components["schemas"]["ListMeta"];
         };
-        /** @description A grouped list (spec 2.4, 4.5): `groupMeta` has one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
         InstituteGroupedList: {
-            /** @description The page of groups or records the grouping answers. */
-            records: Record<string, never>[];
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
             meta: components["schemas"]["ListMeta"];
-            groupMeta: components["schemas"]["GroupValues"][];
-            groupRecords?: ({
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
                 records: components["schemas"]["Institute"][];
                 meta: components["schemas"]["ListMeta"];
-            } & {
-                [key: string]: string | number | boolean | null;
-            })[];
+            }[];
         };
         /** @description Envelope whose data is one institute record (spec 2.1). */
         InstituteEnvelope: {
@@ -1340,19 +1357,19 @@ export interface operations {
                 filters?: components["schemas"]["FeeTypeFilters"];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
-                /** @description Group fields (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<MMM|MMMM|YYYY|YYYY-MM|YYYY-MM-DD>]`. The answer carries `groupMeta`; sort, offset and limit then apply to groups. */
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
                 groupBy?: string[];
-                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>` (alias `<field>_<function>`); none given: a row count per group. */
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
                 aggregates?: string[];
                 /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
                 populateGroup?: boolean;
-                /** @description Paging and sort inside each group: `groupFilter[limit]`, `groupFilter[offset]`, `groupFilter[sort][0]`. */
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
                 groupFilter?: {
                     limit?: number;
                     offset?: number;
                     sort?: string[];
                 };
-                /** @description IANA time zone for date buckets of grouped queries (`Europe/Berlin`); grouped queries only. */
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
             header?: never;
@@ -1367,35 +1384,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "records": [
-                     *         {
-                     *           "id": 1,
-                     *           "feeType": "Tuition",
-                     *           "instituteId": 1,
-                     *           "partPaymentAllowed": true,
-                     *           "latePaymentFeesType": "fixed",
-                     *           "latePaymentFees": 12.5,
-                     *           "dueDate": "2026-03-31",
-                     *           "createdAt": "2026-01-15T09:30:00.000Z",
-                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
-                     *           "deletedAt": null,
-                     *           "deletedTracker": "not-deleted",
-                     *           "publishedAt": null,
-                     *           "localeName": null,
-                     *           "defaultEntityLocaleId": null,
-                     *           "createdById": null,
-                     *           "updatedById": null
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "totalRecords": 1,
-                     *         "currentPage": 1,
-                     *         "totalPages": 1
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["FeeTypeList"] | components["schemas"]["FeeTypeGroupedList"];
                 };
             };
@@ -2003,19 +1991,19 @@ export interface operations {
                 filters?: components["schemas"]["InstituteFilters"];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
-                /** @description Group fields (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<MMM|MMMM|YYYY|YYYY-MM|YYYY-MM-DD>]`. The answer carries `groupMeta`; sort, offset and limit then apply to groups. */
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
                 groupBy?: string[];
-                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>` (alias `<field>_<function>`); none given: a row count per group. */
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
                 aggregates?: string[];
                 /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
                 populateGroup?: boolean;
-                /** @description Paging and sort inside each group: `groupFilter[limit]`, `groupFilter[offset]`, `groupFilter[sort][0]`. */
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
                 groupFilter?: {
                     limit?: number;
                     offset?: number;
                     sort?: string[];
                 };
-                /** @description IANA time zone for date buckets of grouped queries (`Europe/Berlin`); grouped queries only. */
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
             header?: never;
@@ -2030,32 +2018,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "records": [
-                     *         {
-                     *           "id": 1,
-                     *           "name": "Springfield High",
-                     *           "code": "SPH",
-                     *           "city": "Springfield",
-                     *           "createdAt": "2026-01-15T09:30:00.000Z",
-                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
-                     *           "deletedAt": null,
-                     *           "deletedTracker": "not-deleted",
-                     *           "publishedAt": null,
-                     *           "localeName": null,
-                     *           "defaultEntityLocaleId": null,
-                     *           "createdById": null,
-                     *           "updatedById": null
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "totalRecords": 1,
-                     *         "currentPage": 1,
-                     *         "totalPages": 1
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["InstituteList"] | components["schemas"]["InstituteGroupedList"];
                 };
             };
