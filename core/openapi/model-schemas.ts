@@ -139,6 +139,8 @@ function bodySchema(model: ContentType, registry: Registry, mode: WriteMode): Sc
       if (a.idField && props[a.idField]) props[a.idField] = { ...props[a.idField], description: `Id of the related ${a.target}${a.userKeyField ? ` (or give ${a.userKeyField})` : ''}.` };
       if (a.userKeyField && props[a.userKeyField]) props[a.userKeyField] = { ...props[a.userKeyField], writeOnly: true, description: `Names the related ${a.target} by its user key instead of ${a.idField}.` };
       if (a.joinTable && props[a.name]) props[a.name] = { ...props[a.name], description: `Ids of the related ${a.target} records (replaces the links).` };
+    } else if (a.kind === 'media' && props[a.name]) {
+      props[a.name] = { ...props[a.name], description: `Ids of the files of \`${a.name}\` to keep (null: none); new files come as multipart parts.` };
     }
   }
   const how = { create: 'Body of a create', put: 'Body of a full update (PUT): fields left out return to their default or null', patch: 'Body of a partial update (PATCH): only the given fields change' }[mode];

@@ -43,19 +43,26 @@ function filePart(allowedTypes: readonly string[]): Schema {
   return { type: 'string', format: 'binary', contentMediaType: allowedTypes.length === 1 ? allowedTypes[0] : 'application/octet-stream' };
 }
 
+/** The parts of a multipart write: the record as JSON in `data` (or `updateDto`), one or more file parts per media field. */
+function formParts(m: ContentType, jsonSchema: string): { properties: Record<string, Schema>; encoding: Record<string, unknown> } {
+  const properties: Record<string, Schema> = {
+    data: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(jsonSchema), description: `The ${m.name} fields as a JSON string.` },
+  };
+  const encoding: Record<string, unknown> = { data: { contentType: 'application/json' } };
+  for (const a of m.attributes) {
+    if (a.kind !== 'media' || a.private) continue;
+    const about = `${a.description ? `${a.description} ` : ''}${a.multiple ? 'Repeat the part for several files (appended).' : 'One file (replaces the current one).'}`;
+    properties[a.name] = a.multiple ? { type: 'array', items: filePart(a.allowedTypes), description: about } : { ...filePart(a.allowedTypes), description: about };
+    encoding[a.name] = { contentType: a.allowedTypes.length ? a.allowedTypes.join(', ') : 'application/octet-stream' };
+  }
+  return { properties, encoding };
+}
+
 function createBody(m: ContentType, registry: Registry): Record<string, unknown> {
   const n = modelNames(m);
   const content: Record<string, unknown> = json(schemaRef(n.create), writeExample(m, registry, 'create'));
   if (hasMedia(m)) {
-    const properties: Record<string, Schema> = {
-      data: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(n.create), description: `The ${m.name} record as a JSON string.` },
-    };
-    const encoding: Record<string, unknown> = { data: { contentType: 'application/json' } };
-    for (const a of m.attributes) {
-      if (a.kind !== 'media' || a.private) continue;
-      properties[a.name] = a.multiple ? { type: 'array', items: filePart(a.allowedTypes), description: a.description } : { ...filePart(a.allowedTypes), description: a.description };
-      encoding[a.name] = { contentType: a.allowedTypes.length ? a.allowedTypes.join(', ') : 'application/octet-stream' };
-    }
+    const { properties, encoding } = formParts(m, n.create);
     content['multipart/form-data'] = { schema: { type: 'object', required: ['data'], properties }, encoding };
   }
   return { required: true, content };
@@ -66,16 +73,18 @@ function updateBody(m: ContentType, registry: Registry, mode: 'put' | 'patch'): 
   const name = mode === 'put' ? n.replace : n.update;
   const content: Record<string, unknown> = json(schemaRef(name), writeExample(m, registry, mode));
   if (hasMedia(m)) {
+    const { properties, encoding } = formParts(m, name);
     content['multipart/form-data'] = {
       schema: {
         type: 'object',
-        required: ['updateDto'],
+        description: 'Either the create form (`data` + parts named after media fields) or the spec form (`updateDto` + `files`).',
         properties: {
-          updateDto: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(name), description: 'The fields to change, as a JSON string.' },
-          files: { type: 'array', items: filePart([]), description: 'The file(s) for the media fields.' },
+          updateDto: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(name), description: 'The fields to change as a JSON string (spec 4.3).' },
+          files: { type: 'array', items: filePart([]), description: "File(s) for the model's only media field (a model with several names the field instead)." },
+          ...properties,
         },
       },
-      encoding: { updateDto: { contentType: 'application/json' } },
+      encoding: { updateDto: { contentType: 'application/json' }, ...encoding },
     };
   }
   return { required: true, content };

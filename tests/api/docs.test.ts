@@ -93,7 +93,7 @@ describe('OpenAPI document: valid, lint-clean, complete', () => {
     expect(rec._media.$ref).to.equal('#/components/schemas/FeeTypeMedia');
     expect(s.FeeTypeMedia.properties.attachments.items).to.deep.equal({ $ref: '#/components/schemas/MediaFile' });
     expect(s.FeeTypeCreate.required).to.deep.equal(['feeType']);
-    expect(s.FeeTypeCreate.properties).to.have.keys('feeType', 'instituteId', 'instituteUserKey', 'partPaymentAllowed', 'latePaymentFeesType', 'latePaymentFees', 'dueDate');
+    expect(s.FeeTypeCreate.properties).to.have.keys('feeType', 'instituteId', 'instituteUserKey', 'partPaymentAllowed', 'latePaymentFeesType', 'latePaymentFees', 'dueDate', 'attachments');
     expect(s.FeeTypeUpdate).to.not.have.property('required');
     expect(s.InstituteCreate.required).to.deep.equal(['name', 'code']);
   });
@@ -130,7 +130,7 @@ describe('OpenAPI document: valid, lint-clean, complete', () => {
     expect(create.schema.properties.logo).to.include({ format: 'binary', contentMediaType: 'image/*' });
     expect(create.encoding.data.contentType).to.equal('application/json');
     const upd = shipped.paths['/api/fee-type/{id}'].patch.requestBody.content['multipart/form-data'];
-    expect(upd.schema.properties).to.have.keys('updateDto', 'files');
+    expect(upd.schema.properties).to.include.keys('updateDto', 'files', 'data', 'attachments');
   });
 
   it('carries examples for the shipped models', () => {

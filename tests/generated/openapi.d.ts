@@ -497,6 +497,8 @@ export interface components {
              * @example 2026-03-31
              */
             dueDate?: string | null;
+            /** @description Ids of the files of `attachments` to keep (null: none); new files come as multipart parts. */
+            attachments?: number[] | null;
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         FeeTypeReplace: {
@@ -529,6 +531,8 @@ export interface components {
              * @example 2026-03-31
              */
             dueDate?: string | null;
+            /** @description Ids of the files of `attachments` to keep (null: none); new files come as multipart parts. */
+            attachments?: number[] | null;
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         FeeTypeUpdate: {
@@ -561,6 +565,8 @@ export interface components {
              * @example 2026-03-31
              */
             dueDate?: string | null;
+            /** @description Ids of the files of `attachments` to keep (null: none); new files come as multipart parts. */
+            attachments?: number[] | null;
         };
         /** @description A page of fee-type records (spec 2.4). */
         FeeTypeList: {
@@ -893,6 +899,8 @@ export interface components {
             code: string;
             /** @example Springfield */
             city?: string | null;
+            /** @description Ids of the files of `logo` to keep (null: none); new files come as multipart parts. */
+            logo?: number[] | null;
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         InstituteReplace: {
@@ -905,6 +913,8 @@ export interface components {
             code: string;
             /** @example Springfield */
             city?: string | null;
+            /** @description Ids of the files of `logo` to keep (null: none); new files come as multipart parts. */
+            logo?: number[] | null;
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         InstituteUpdate: {
@@ -917,6 +927,8 @@ export interface components {
             code?: string;
             /** @example Springfield */
             city?: string | null;
+            /** @description Ids of the files of `logo` to keep (null: none); new files come as multipart parts. */
+            logo?: number[] | null;
         };
         /** @description A page of institute records (spec 2.4). */
         InstituteList: {
@@ -1414,9 +1426,9 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["FeeTypeCreate"];
                 "multipart/form-data": {
-                    /** @description The fee-type record as a JSON string. */
+                    /** @description The fee-type fields as a JSON string. */
                     data: string;
-                    /** @description Documents about the fee (any file type). */
+                    /** @description Documents about the fee (any file type). Repeat the part for several files (appended). */
                     attachments?: string[];
                 };
             };
@@ -1774,10 +1786,14 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["FeeTypeReplace"];
                 "multipart/form-data": {
-                    /** @description The fields to change, as a JSON string. */
-                    updateDto: string;
-                    /** @description The file(s) for the media fields. */
+                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    updateDto?: string;
+                    /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
+                    /** @description The fee-type fields as a JSON string. */
+                    data?: string;
+                    /** @description Documents about the fee (any file type). Repeat the part for several files (appended). */
+                    attachments?: string[];
                 };
             };
         };
@@ -1896,10 +1912,14 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["FeeTypeUpdate"];
                 "multipart/form-data": {
-                    /** @description The fields to change, as a JSON string. */
-                    updateDto: string;
-                    /** @description The file(s) for the media fields. */
+                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    updateDto?: string;
+                    /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
+                    /** @description The fee-type fields as a JSON string. */
+                    data?: string;
+                    /** @description Documents about the fee (any file type). Repeat the part for several files (appended). */
+                    attachments?: string[];
                 };
             };
         };
@@ -2045,11 +2065,11 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["InstituteCreate"];
                 "multipart/form-data": {
-                    /** @description The institute record as a JSON string. */
+                    /** @description The institute fields as a JSON string. */
                     data: string;
                     /**
                      * Format: binary
-                     * @description The institute's logo (an image).
+                     * @description The institute's logo (an image). One file (replaces the current one).
                      */
                     logo?: string;
                 };
@@ -2363,10 +2383,17 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["InstituteReplace"];
                 "multipart/form-data": {
-                    /** @description The fields to change, as a JSON string. */
-                    updateDto: string;
-                    /** @description The file(s) for the media fields. */
+                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    updateDto?: string;
+                    /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
+                    /** @description The institute fields as a JSON string. */
+                    data?: string;
+                    /**
+                     * Format: binary
+                     * @description The institute's logo (an image). One file (replaces the current one).
+                     */
+                    logo?: string;
                 };
             };
         };
@@ -2468,10 +2495,17 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["InstituteUpdate"];
                 "multipart/form-data": {
-                    /** @description The fields to change, as a JSON string. */
-                    updateDto: string;
-                    /** @description The file(s) for the media fields. */
+                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    updateDto?: string;
+                    /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
+                    /** @description The institute fields as a JSON string. */
+                    data?: string;
+                    /**
+                     * Format: binary
+                     * @description The institute's logo (an image). One file (replaces the current one).
+                     */
+                    logo?: string;
                 };
             };
         };

@@ -18,6 +18,8 @@ for (const dialect of DIALECTS) {
     let seq = 0;
 
     const url = (p: string): string => app.url + p;
+    // multipart answers are checked against the OpenAPI document too
+    const send: typeof sendForm = (u, method, fields, files) => sendForm(u, method, fields, files, app.fetch);
     const stored = (): string[] => filesUnder(uploads);
     const mediaRows = async (): Promise<number> => Number(((await app.deps.db('media_files').count({ n: '*' })) as { n: number | string }[])[0].n);
     const fetchBytes = async (u: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: Buffer; headers: Headers }> => {
@@ -46,7 +48,7 @@ for (const dialect of DIALECTS) {
     describe('create (spec 4.3: `data` + parts named after media fields)', () => {
       it('stores a single file and answers `_media`; the bytes come back equal, with safe caching headers', async () => {
         const logo = png('create');
-        const res = await sendForm(url('/api/institute'), 'POST', { data: newInstitute({ city: 'Ogdenville' }) }, [{ part: 'logo', bytes: logo, type: 'image/png', name: 'logo.png' }]);
+        const res = await send(url('/api/institute'), 'POST', { data: newInstitute({ city: 'Ogdenville' }) }, [{ part: 'logo', bytes: logo, type: 'image/png', name: 'logo.png' }]);
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         expect(res.body.data).to.include({ city: 'Ogdenville' });
         const [m] = res.body.data._media.logo;
@@ -67,7 +69,7 @@ for (const dialect of DIALECTS) {
 
       it('stores several files in a multiple field, in order', async () => {
         const files = [pdf('one'), text('two\n'), png('three')];
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [
           { part: 'attachments', bytes: files[0], type: 'application/pdf', name: 'one.pdf' },
           { part: 'attachments', bytes: files[1], type: 'text/plain', name: 'two.txt' },
           { part: 'attachments', bytes: files[2], type: 'image/png', name: 'three.png' },
@@ -81,7 +83,7 @@ for (const dialect of DIALECTS) {
       it('validates `data` with the same validators as JSON (422 details.fields) and stores nothing', async () => {
         const before = stored();
         const rows = await mediaRows();
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 7, bogus: 1 } }, [{ part: 'attachments', bytes: pdf(), type: 'application/pdf', name: 'x.pdf' }]);
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 7, bogus: 1 } }, [{ part: 'attachments', bytes: pdf(), type: 'application/pdf', name: 'x.pdf' }]);
         expect(res.status).to.equal(422);
         expect(res.body.error.details.fields).to.have.keys('feeType', 'bogus');
         expect(stored()).to.deep.equal(before);
@@ -89,9 +91,9 @@ for (const dialect of DIALECTS) {
       });
 
       it('answers 400 for `data` that is not JSON and for an unknown text part', async () => {
-        const a = await sendForm(url('/api/institute'), 'POST', { data: '{"name":' }, []);
+        const a = await send(url('/api/institute'), 'POST', { data: '{"name":' }, []);
         expect(a.status).to.equal(400);
-        const b = await sendForm(url('/api/institute'), 'POST', { data: newInstitute(), other: 'x' }, []);
+        const b = await send(url('/api/institute'), 'POST', { data: newInstitute(), other: 'x' }, []);
         expect(b.status).to.equal(400);
       });
 
@@ -106,7 +108,7 @@ for (const dialect of DIALECTS) {
       let a: number;
       let b: number;
       before(async () => {
-        const r1 = await sendForm(url('/api/institute'), 'POST', { data: newInstitute({ city: 'Popville' }) }, [{ part: 'logo', bytes: png('p1'), type: 'image/png', name: 'p1.png' }]);
+        const r1 = await send(url('/api/institute'), 'POST', { data: newInstitute({ city: 'Popville' }) }, [{ part: 'logo', bytes: png('p1'), type: 'image/png', name: 'p1.png' }]);
         const r2 = await app.http.post('/api/institute', newInstitute({ city: 'Popville' }));
         a = r1.body.data.id;
         b = r2.body.data.id;
@@ -140,9 +142,9 @@ for (const dialect of DIALECTS) {
 
     describe('update: replace, append, remove (spec 4.3 `updateDto` + `files`)', () => {
       it('an upload to a single field replaces the old file (row and bytes)', async () => {
-        const r = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('old'), type: 'image/png', name: 'old.png' }]);
+        const r = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('old'), type: 'image/png', name: 'old.png' }]);
         const old = r.body.data._media.logo[0];
-        const res = await sendForm(url(`/api/institute/${r.body.data.id}`), 'PATCH', { updateDto: { city: 'Newtown' } }, [{ part: 'files', bytes: png('new'), type: 'image/png', name: 'new.png' }]);
+        const res = await send(url(`/api/institute/${r.body.data.id}`), 'PATCH', { updateDto: { city: 'Newtown' } }, [{ part: 'files', bytes: png('new'), type: 'image/png', name: 'new.png' }]);
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         expect(res.body.data.city).to.equal('Newtown');
         const now = res.body.data._media.logo;
@@ -154,19 +156,19 @@ for (const dialect of DIALECTS) {
       });
 
       it('a multiple field appends (PATCH with `files`, PUT with `data` + field parts)', async () => {
-        const r = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Append', instituteId } }, [{ part: 'attachments', bytes: pdf('a'), type: 'application/pdf', name: 'a.pdf' }]);
+        const r = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Append', instituteId } }, [{ part: 'attachments', bytes: pdf('a'), type: 'application/pdf', name: 'a.pdf' }]);
         const id = r.body.data.id;
-        const p = await sendForm(url(`/api/fee-type/${id}`), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('b'), type: 'application/pdf', name: 'b.pdf' }]);
+        const p = await send(url(`/api/fee-type/${id}`), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('b'), type: 'application/pdf', name: 'b.pdf' }]);
         expect(p.status, JSON.stringify(p.body)).to.equal(200);
         expect(p.body.data._media.attachments.map((x: { name: string }) => x.name)).to.deep.equal(['a.pdf', 'b.pdf']);
-        const put = await sendForm(url(`/api/fee-type/${id}`), 'PUT', { data: { feeType: 'Append', instituteId, latePaymentFees: 3 } }, [{ part: 'attachments', bytes: pdf('c'), type: 'application/pdf', name: 'c.pdf' }]);
+        const put = await send(url(`/api/fee-type/${id}`), 'PUT', { data: { feeType: 'Append', instituteId, latePaymentFees: 3 } }, [{ part: 'attachments', bytes: pdf('c'), type: 'application/pdf', name: 'c.pdf' }]);
         expect(put.status, JSON.stringify(put.body)).to.equal(200);
         expect(put.body.data.latePaymentFees).to.equal(3);
         expect(put.body.data._media.attachments.map((x: { name: string }) => x.name)).to.deep.equal(['a.pdf', 'b.pdf', 'c.pdf']);
       });
 
       it('a JSON keep-list removes the other files; null clears; an id of another record is refused (422)', async () => {
-        const r = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Keep', instituteId } }, [
+        const r = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Keep', instituteId } }, [
           { part: 'attachments', bytes: pdf('k1'), type: 'application/pdf', name: 'k1.pdf' },
           { part: 'attachments', bytes: pdf('k2'), type: 'application/pdf', name: 'k2.pdf' },
         ]);
@@ -188,7 +190,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('`logo: null` clears a single field', async () => {
-        const r = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('clear'), type: 'image/png', name: 'c.png' }]);
+        const r = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('clear'), type: 'image/png', name: 'c.png' }]);
         const res = await app.http.patch(`/api/institute/${r.body.data.id}`, { logo: null });
         expect(res.status).to.equal(200);
         expect(res.body.data._media).to.deep.equal({ logo: [] });
@@ -199,7 +201,7 @@ for (const dialect of DIALECTS) {
       it('413 for a file over UPLOAD_MAX_BYTES; nothing left on disk or in the table', async () => {
         const before = stored();
         const rows = await mediaRows();
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Big', instituteId } }, [{ part: 'attachments', bytes: Buffer.alloc(MAX * 3, 0x61), type: 'text/plain', name: 'big.txt' }]);
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Big', instituteId } }, [{ part: 'attachments', bytes: Buffer.alloc(MAX * 3, 0x61), type: 'text/plain', name: 'big.txt' }]);
         expect(res.status).to.equal(413);
         expect(res.body.error.name).to.equal('PayloadTooLargeError');
         await new Promise((r) => setTimeout(r, 50));
@@ -211,7 +213,7 @@ for (const dialect of DIALECTS) {
       it(`413 for more than ${MAX_FILES_PER_REQUEST} files in one request`, async () => {
         const before = stored();
         const parts = Array.from({ length: MAX_FILES_PER_REQUEST + 1 }, (_, i) => ({ part: 'attachments', bytes: pdf(String(i)), type: 'application/pdf', name: `${i}.pdf` }));
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Many', instituteId } }, parts);
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Many', instituteId } }, parts);
         expect(res.status).to.equal(413);
         expect(res.body.error.message).to.match(/at most/);
         await new Promise((r) => setTimeout(r, 50));
@@ -221,7 +223,7 @@ for (const dialect of DIALECTS) {
       it('422 details.fields.logo for a PDF or text declared as image/png (type from the bytes)', async () => {
         const before = stored();
         for (const bytes of [pdf(), text('just text, not an image')]) {
-          const res = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes, type: 'image/png', name: 'fake.png' }]);
+          const res = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes, type: 'image/png', name: 'fake.png' }]);
           expect(res.status).to.equal(422);
           expect(res.body.error.details.fields.logo[0]).to.match(/not allowed/);
         }
@@ -229,19 +231,19 @@ for (const dialect of DIALECTS) {
       });
 
       it('422 for two files in a single field and for a part that names no media field', async () => {
-        const two = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [
+        const two = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [
           { part: 'logo', bytes: png('1'), type: 'image/png', name: '1.png' },
           { part: 'logo', bytes: png('2'), type: 'image/png', name: '2.png' },
         ]);
         expect(two.status).to.equal(422);
         expect(two.body.error.details.fields).to.have.property('logo');
-        const unknown = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'city', bytes: png('3'), type: 'image/png', name: '3.png' }]);
+        const unknown = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'city', bytes: png('3'), type: 'image/png', name: '3.png' }]);
         expect(unknown.status).to.equal(422);
         expect(unknown.body.error.details.fields).to.have.property('city');
       });
 
       it('a traversal file name is reduced to its last segment; the file lands only under the uploads folder', async () => {
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Traversal', instituteId } }, [{ part: 'attachments', bytes: text('root:x:0:0'), type: 'text/plain', name: '../../etc/passwd' }]);
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Traversal', instituteId } }, [{ part: 'attachments', bytes: text('root:x:0:0'), type: 'text/plain', name: '../../etc/passwd' }]);
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         const [m] = res.body.data._media.attachments;
         expect(m.name).to.equal('passwd');
@@ -253,7 +255,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('HTML and SVG are served as attachments, with nosniff', async () => {
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Active', instituteId } }, [
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Active', instituteId } }, [
           { part: 'attachments', bytes: text('<!doctype html><script>alert(1)</script>'), type: 'text/html', name: 'x.html' },
           { part: 'attachments', bytes: text('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), type: 'image/svg+xml', name: 'x.svg' },
         ]);
@@ -270,7 +272,7 @@ for (const dialect of DIALECTS) {
       it('a unique conflict (409) removes the files it brought', async () => {
         const before = stored();
         const rows = await mediaRows();
-        const res = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [{ part: 'attachments', bytes: pdf('dup'), type: 'application/pdf', name: 'dup.pdf' }]);
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [{ part: 'attachments', bytes: pdf('dup'), type: 'application/pdf', name: 'dup.pdf' }]);
         expect(res.status).to.equal(409);
         expect(stored()).to.deep.equal(before);
         expect(await mediaRows()).to.equal(rows);
@@ -278,7 +280,7 @@ for (const dialect of DIALECTS) {
 
       it('an update of an unknown record (404) removes the files it brought', async () => {
         const before = stored();
-        const res = await sendForm(url('/api/fee-type/999999'), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('nf'), type: 'application/pdf', name: 'nf.pdf' }]);
+        const res = await send(url('/api/fee-type/999999'), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('nf'), type: 'application/pdf', name: 'nf.pdf' }]);
         expect(res.status).to.equal(404);
         expect(stored()).to.deep.equal(before);
       });
@@ -286,14 +288,14 @@ for (const dialect of DIALECTS) {
 
     describe('deletes and media:prune', () => {
       it('a soft-deleted record keeps its files; a hard delete removes rows and files', async () => {
-        const f = await sendForm(url('/api/fee-type'), 'POST', { data: { feeType: 'Soft', instituteId } }, [{ part: 'attachments', bytes: pdf('soft'), type: 'application/pdf', name: 's.pdf' }]);
+        const f = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Soft', instituteId } }, [{ part: 'attachments', bytes: pdf('soft'), type: 'application/pdf', name: 's.pdf' }]);
         const soft = f.body.data._media.attachments[0];
         expect((await app.http.del(`/api/fee-type/${f.body.data.id}`)).status).to.equal(200);
         expect((await fetchBytes(local(soft._full_url))).status).to.equal(200);
         const archived = await app.http.get(`/api/fee-type/${f.body.data.id}?showSoftDeleted=inclusive&populateMedia[0]=attachments`);
         expect(archived.body._media.attachments[0].id).to.equal(soft.id);
 
-        const i = await sendForm(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('hard'), type: 'image/png', name: 'h.png' }]);
+        const i = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('hard'), type: 'image/png', name: 'h.png' }]);
         const hard = i.body.data._media.logo[0];
         expect((await app.http.del(`/api/institute/${i.body.data.id}`)).status).to.equal(200);
         expect((await fetchBytes(local(hard._full_url))).status).to.equal(404);
