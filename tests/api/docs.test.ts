@@ -215,7 +215,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a model with every attribute kind and a plugin answer as documented; an undocumented plugin route is refused', async () => {
-      const other = await startTestApp(dialect, { contentTypesDir: FIXTURE_MODELS, plugins: [helloPlugin] });
+      const other = await startTestApp(dialect, { contentTypesDir: FIXTURE_MODELS, plugins: [helloPlugin], checkResponses: true });
       try {
         const club = await other.http.post('/api/club', { name: 'Chess' });
         expect(club.status).to.equal(200);
