@@ -4,7 +4,7 @@
  * registry: schemas (model-schemas.ts), query parameters (query-parameters.ts), the ten record
  * operations (operations.ts); errors and shared parts come from shared.ts.
  */
-import type { Registry } from '../registry/types';
+import type { ContentType, Registry } from '../registry/types';
 import { mergeFragment, type NamedFragment } from './merge';
 import { filterTypes, modelSchemas, typeFilterName, typeFilterSchema } from './model-schemas';
 import { modelPaths } from './operations';
@@ -73,37 +73,53 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
   };
   const schemas = doc.components.schemas;
   for (const model of registry.contentTypes) {
-    const tag = model.name;
-    doc.tags.push({ name: tag, description: `${model.displayName}${model.description ? `: ${model.description}` : ''}${model.softDelete ? ' Soft delete: deleted records are archived and recoverable.' : ''}${model.plugin ? ` (plugin ${model.plugin})` : ''}` });
-    Object.assign(doc.paths, modelPaths(model, registry, tag));
     for (const [name, schema] of Object.entries(modelSchemas(model, registry))) {
       if (name in schemas) throw new Error(`OpenAPI: the schema name ${name} of model ${model.name} clashes with another component`);
       schemas[name] = schema;
     }
     for (const type of filterTypes(model)) schemas[typeFilterName(type)] ??= typeFilterSchema(type);
+    if (!hasRoutes(model)) continue; // its schemas stay for relations that reach it; unreachable ones are pruned
+    const tag = model.name;
+    doc.tags.push({ name: tag, description: `${model.displayName}${model.description ? `: ${model.description}` : ''}${model.softDelete ? ' Soft delete: deleted records are archived and recoverable.' : ''}${model.plugin ? ` (plugin ${model.plugin})` : ''}` });
+    Object.assign(doc.paths, modelPaths(model, registry, tag));
   }
   Object.assign(doc.paths, HEALTH_PATHS);
   doc.tags.push({ name: 'operations', description: 'Liveness and readiness.' });
   for (const f of input.fragments ?? []) mergeFragment(doc, f);
-  pruneUnusedResponses(doc);
+  pruneUnreachable(doc);
   return doc;
 }
 
-/** Shared error responses no operation uses (429 is there for plugin fragments) are left out. */
-function pruneUnusedResponses(doc: OpenApiDocument): void {
-  const used = new Set<string>();
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
+/**
+ * A model gets REST routes unless it says `api: false` (a registry option of the identity branch for
+ * plugin-internal state such as sessions; absent here until it merges, hence the optional read).
+ */
+function hasRoutes(model: ContentType): boolean {
+  return (model as ContentType & { readonly api?: boolean }).api !== false;
+}
+
+/**
+ * Keeps only the components the paths reach (transitively): shared error responses no operation
+ * uses (429 is there for plugin fragments) and schemas of route-less models nothing points at.
+ */
+function pruneUnreachable(doc: OpenApiDocument): void {
+  const reached = new Set<string>();
+  const queue: unknown[] = [doc.paths];
+  while (queue.length > 0) {
+    const v = queue.pop();
+    if (Array.isArray(v)) queue.push(...v);
     else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        if (k === '$ref' && typeof x === 'string') used.add(x);
-        else walk(x);
+        if (k === '$ref' && typeof x === 'string' && !reached.has(x)) {
+          reached.add(x);
+          const [, , section, name] = x.split('/');
+          queue.push((doc.components as unknown as Record<string, Record<string, unknown> | undefined>)[section]?.[name]);
+        } else queue.push(x);
       }
     }
-  };
-  walk(doc.paths);
-  walk(doc.components.requestBodies);
-  for (const name of Object.keys(doc.components.responses)) {
-    if (!used.has(`#/components/responses/${name}`)) delete doc.components.responses[name];
+  }
+  for (const section of ['schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'examples'] as const) {
+    const entries = doc.components[section] as Record<string, unknown>;
+    for (const name of Object.keys(entries)) if (!reached.has(`#/components/${section}/${name}`)) delete entries[name];
   }
 }

@@ -141,6 +141,16 @@ describe('OpenAPI document: valid, lint-clean, complete', () => {
     expect(answer.data.institute).to.include({ name: 'Springfield High', code: 'SPH' });
   });
 
+  it('leaves out the routes of a model with `api: false` but keeps the schemas relations reach', () => {
+    const reg = fixtureRegistry();
+    const contentTypes = reg.contentTypes.map((c) => (c.name === 'club' ? { ...c, api: false } : c));
+    const doc = buildOpenApiDocument({ registry: { contentTypes, get: (n) => contentTypes.find((c) => c.name === n) } }) as unknown as Obj;
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/api/club'))).to.deep.equal([]);
+    expect(doc.components.schemas).to.have.property('Club'); // Member.club points at it
+    expect(doc.components.schemas).to.not.have.property('ClubCreate');
+    expect(ownRuleProblems(doc)).to.deep.equal([]);
+  });
+
   it('merges plugin fragments (paths, components, tags) and stops on a clash', () => {
     expect(everyKind.paths['/api/hello/{name}'].get.operationId).to.equal('helloGreet');
     expect(everyKind.components.schemas.HelloGreeting).to.be.an('object');
