@@ -16,6 +16,8 @@ export interface ObservedResponse {
   readonly status: number;
   readonly contentType: string | null;
   readonly text: string;
+  /** X-Request-Id: every answer of the service carries one (CONTRACT: Operations). */
+  readonly requestId?: string | null;
 }
 
 const DOC_ID = 'urn:ris:openapi';
@@ -78,6 +80,8 @@ export class ResponseValidator {
     const path = decodeURIComponent(new URL(r.url, 'http://x').pathname);
     const what = `${r.method.toUpperCase()} ${path} → ${r.status}`;
     if (method === 'head' || r.status === 304) return [];
+    // Node's HTTP parser answers some malformed requests itself (431, 400) before the service runs: no request id, no body.
+    if (r.requestId === null && r.status >= 400 && r.text === '') return [];
     const match = this.matchers.find((m) => m.re.test(path));
     const operation = match ? (this.doc.paths[match.template][method] as Record<string, unknown> | undefined) : undefined;
     let schemaPtr: string;
@@ -143,7 +147,7 @@ export function validatingFetch(validator: ResponseValidator, base: typeof fetch
     const req = new Request(input, init);
     const res = await base(req);
     const text = await res.clone().text();
-    const problems = validator.check({ method: req.method, url: req.url, status: res.status, contentType: res.headers.get('content-type'), text });
+    const problems = validator.check({ method: req.method, url: req.url, status: res.status, contentType: res.headers.get('content-type'), text, requestId: res.headers.get('x-request-id') });
     if (problems.length > 0) {
       throw new ResponseMismatchError(`the response does not match the OpenAPI document:\n  ${problems.slice(0, 20).join('\n  ')}\nbody: ${text.slice(0, 1000)}`);
     }
