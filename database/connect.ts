@@ -25,6 +25,20 @@ const pgTypes = {
     PG_PARSERS[oid] ?? (format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text')),
 };
 
+/**
+ * PostgreSQL time bounds. A lost database must cost a request well under a second, not a hang:
+ * a refused connection fails at once (knex propagates create errors to the waiting request); a
+ * connection that cannot be made or a pool slot that cannot be had in time fails after the bounds
+ * below. A statement the server works on longer than STATEMENT_TIMEOUT is cancelled there, and a
+ * server that stops answering on an open socket is given up after QUERY_TIMEOUT. Each ends as a
+ * 503 (database/dialects/postgres.ts classifies the errors).
+ */
+export const PG_CONNECT_TIMEOUT_MS = 1000;
+export const PG_ACQUIRE_TIMEOUT_MS = 2000;
+export const PG_STATEMENT_TIMEOUT_MS = 10_000;
+export const PG_QUERY_TIMEOUT_MS = 12_000;
+export const PG_IDLE_IN_TRANSACTION_TIMEOUT_MS = 15_000;
+
 interface SqliteConnection {
   run(sql: string, cb: (err: Error | null) => void): void;
 }
@@ -33,10 +47,18 @@ export function connect(target: DatabaseTarget, opts: { poolMax?: number } = {})
   if (target.client === 'pg') {
     const db = knex({
       client: 'pg',
-      connection: { connectionString: target.connectionString, types: pgTypes, connectionTimeoutMillis: 5000 } as Knex.PgConnectionConfig,
+      connection: {
+        connectionString: target.connectionString,
+        types: pgTypes,
+        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+        query_timeout: PG_QUERY_TIMEOUT_MS,
+        idle_in_transaction_session_timeout: PG_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        keepAlive: true,
+      } as Knex.PgConnectionConfig,
       searchPath: target.schema ? [target.schema] : undefined,
-      pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: 5000 },
-      acquireConnectionTimeout: 5000,
+      pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: PG_ACQUIRE_TIMEOUT_MS },
+      acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
     });
     return { db, dialect: postgresDialect };
   }

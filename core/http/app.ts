@@ -18,6 +18,7 @@ import { LocalDiskStorage } from '../media/local-disk';
 import { serveUploads } from '../media/serve';
 import { MediaService } from '../media/service';
 import { requestId } from './request-id';
+import { corsAllowlist, securityHeaders } from './security';
 import type { RequestState } from './state';
 
 export interface AppDeps extends PluginDeps {
@@ -33,13 +34,6 @@ export function parseQueryString(raw: string): unknown {
     throw new BadRequestError(`malformed query string: ${(e as Error).message}`);
   }
 }
-
-const securityHeaders: Middleware<RequestState> = async (ctx, next) => {
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  await next();
-};
 
 function authenticate(authenticator: Authenticator | null): Middleware<RequestState> {
   return async (ctx, next) => {
@@ -72,8 +66,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const routed = (m: unknown): Middleware<RequestState> => m as Middleware<RequestState>;
   const middleware: Middleware<RequestState>[] = [
     requestId(log, config.trustProxy),
-    errorMapper(),
-    securityHeaders,
+    errorMapper(dialect),
+    securityHeaders(),
+    corsAllowlist(config.corsOrigins),
     routed(health.routes()),
     serveUploads(db, media, storage),
     ...jsonBody(config.bodyMaxBytes),

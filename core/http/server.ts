@@ -1,20 +1,53 @@
 /** listen; SIGTERM/SIGINT: stop accepting, finish requests in flight, close the pool, exit 0. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { RequestState } from './state';
 
-/** Longest a request may take to arrive (headers and body): a slow client cannot hold a worker forever. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const HEADERS_TIMEOUT_MS = 10_000;
+export interface HttpTimeouts {
+  /** Longest a request may take to arrive, headers and body (408 and the socket closed after). */
+  readonly requestMs: number;
+  /** Longest the headers may take to arrive. */
+  readonly headersMs: number;
+  /** How long an idle keep-alive socket is kept open. */
+  readonly keepAliveMs: number;
+}
+
+/** A slow client cannot hold a worker forever: these bound how long a request may take to arrive. */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
 /** How long a shutdown waits for requests in flight. */
 export const DRAIN_TIMEOUT_MS = 15_000;
 
-export function listen(app: Koa<RequestState>, port: number, host: string): Promise<Server> {
-  const server = createServer(app.callback());
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.keepAliveTimeout = 5_000;
+/** Per server: the answers not yet finished, and whether drain() has begun. */
+const inFlight = new WeakMap<Server, Set<ServerResponse>>();
+const draining = new WeakSet<Server>();
+
+/** No further request on this socket: the answer says Connection: close and the socket ends after it. */
+function lastOnSocket(res: ServerResponse): void {
+  if (!res.headersSent) res.shouldKeepAlive = false;
+}
+
+export function listen(app: Koa<RequestState>, port: number, host: string, timeouts: Partial<HttpTimeouts> = {}): Promise<Server> {
+  const t = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
+  // Node checks the request and headers timeouts on this interval (default 30 s); check often enough
+  // that the bounds above hold to within a fraction of themselves.
+  const checkEvery = Math.max(100, Math.min(1000, Math.floor(Math.min(t.requestMs, t.headersMs) / 4)));
+  const handle = app.callback();
+  const active = new Set<ServerResponse>();
+  const server = createServer({ connectionsCheckingInterval: checkEvery, requestTimeout: t.requestMs, headersTimeout: t.headersMs, keepAliveTimeout: t.keepAliveMs }, (req: IncomingMessage, res: ServerResponse) => {
+    // While draining, every answer says Connection: close, so keep-alive clients do not send another
+    // request on a socket that is about to go away (they would see it reset).
+    if (draining.has(server)) lastOnSocket(res);
+    active.add(res);
+    const done = (): void => {
+      active.delete(res);
+      if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    void handle(req, res);
+  });
+  inFlight.set(server, active);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -24,8 +57,14 @@ export function listen(app: Koa<RequestState>, port: number, host: string): Prom
   });
 }
 
-/** Stops accepting, lets requests in flight finish (bounded), then runs `close`. */
+/**
+ * Stops accepting, lets requests in flight finish (bounded), then runs `close`. Idle keep-alive
+ * sockets are closed at once; busy ones answer with Connection: close and are closed after their
+ * answer is written.
+ */
 export async function drain(server: Server, close: () => Promise<void>, log: Logger): Promise<void> {
+  draining.add(server);
+  for (const res of inFlight.get(server) ?? []) lastOnSocket(res);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => {
@@ -44,7 +83,10 @@ export function onShutdownSignal(server: Server, close: () => Promise<void>, log
     stopping = true;
     log.info({ signal }, 'shutting down');
     drain(server, close, log).then(
-      () => process.exit(0),
+      () => {
+        log.info('shut down cleanly');
+        process.exit(0);
+      },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
         process.exit(1);
