@@ -23,6 +23,7 @@ function fromHttpError(err: unknown): AppError | null {
   const status = Number(e.status ?? e.statusCode);
   switch (status) {
     case 400:
+      if (/prototype property/i.test(String(e.message))) return new BadRequestError('the body may not carry a "__proto__" key');
       return new BadRequestError(e.type === 'entity.parse.failed' || /JSON|Unexpected|invalid/i.test(String(e.message)) ? 'the body is not valid JSON' : 'bad request');
     case 401:
       return new UnauthorizedError('authentication required');
