@@ -43,10 +43,29 @@ interface SqliteConnection {
   run(sql: string, cb: (err: Error | null) => void): void;
 }
 
-export function connect(target: DatabaseTarget, opts: { poolMax?: number } = {}): Database {
+/** Where knex's own warnings go (pool errors, deprecations): one JSON line each instead of a bare stack on stderr. */
+export interface DbLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+function knexLog(log: DbLogger | undefined): Knex.Config['log'] {
+  if (!log) return undefined;
+  const text = (m: unknown): string => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m));
+  return {
+    warn: (m: unknown) => log.warn({ knex: text(m) }, 'database warning'),
+    error: (m: unknown) => log.error({ knex: text(m) }, 'database error'),
+    deprecate: (m: unknown) => log.warn({ knex: text(m) }, 'database deprecation'),
+    debug: (m: unknown) => log.debug({ knex: text(m) }, 'database debug'),
+  };
+}
+
+export function connect(target: DatabaseTarget, opts: { poolMax?: number; log?: DbLogger } = {}): Database {
   if (target.client === 'pg') {
     const db = knex({
       client: 'pg',
+      log: knexLog(opts.log),
       connection: {
         connectionString: target.connectionString,
         types: pgTypes,
@@ -65,6 +84,7 @@ export function connect(target: DatabaseTarget, opts: { poolMax?: number } = {})
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });
   const db = knex({
     client: 'sqlite3',
+    log: knexLog(opts.log),
     connection: { filename: target.filename },
     useNullAsDefault: true,
     // node-sqlite3 serializes on one connection; a single pooled connection keeps transactions simple and safe.

@@ -1,0 +1,71 @@
+/**
+ * A throwaway PostgreSQL cluster (initdb) on its own port and temp folder, so fault tests can stop and
+ * start a database without touching the shared one. Runs as the `postgres` OS user when we are root.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './server-process';
+
+export interface ThrowawayPostgres {
+  readonly url: string;
+  readonly port: number;
+  start(): void;
+  /** `pg_ctl stop -m fast`: backends are terminated, open connections broken. */
+  stop(): void;
+  destroy(): void;
+}
+
+function osUser(): { uid: number; gid: number; name: string } | null {
+  if (userInfo().uid !== 0) return null;
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid, name: 'postgres' };
+}
+
+export function postgresToolsAvailable(): boolean {
+  try {
+    execFileSync('initdb', ['--version'], { stdio: 'ignore' });
+    execFileSync('pg_ctl', ['--version'], { stdio: 'ignore' });
+    if (userInfo().uid === 0) execFileSync('id', ['postgres'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'ris-pg-'));
+  const data = join(dir, 'data');
+  const user = osUser();
+  if (user) {
+    chownSync(dir, user.uid, user.gid);
+    chmodSync(dir, 0o700);
+  }
+  const run = (cmd: string, args: string[]): void => {
+    execFileSync(cmd, args, { stdio: 'pipe', timeout: 60_000, ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' } });
+  };
+  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const start = (): void =>
+    run('pg_ctl', ['-D', data, '-w', '-t', '30', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`, 'start']);
+  start();
+  let destroyed = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    start,
+    stop: () => run('pg_ctl', ['-D', data, '-w', '-t', '30', '-m', 'fast', 'stop']),
+    destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      try {
+        run('pg_ctl', ['-D', data, '-w', '-t', '30', '-m', 'immediate', 'stop']);
+      } catch {
+        /* already stopped */
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
