@@ -2,7 +2,8 @@
  * A throwaway PostgreSQL cluster (initdb) on its own port and temp folder, so fault tests can stop and
  * start a database without touching the shared one. Runs as the `postgres` OS user when we are root.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +12,9 @@ import { freePort } from './server-process';
 export interface ThrowawayPostgres {
   readonly url: string;
   readonly port: number;
-  start(): void;
+  start(): Promise<void>;
   /** `pg_ctl stop -m fast`: backends are terminated, open connections broken. */
-  stop(): void;
+  stop(): Promise<void>;
   destroy(): void;
 }
 
@@ -44,13 +45,15 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     chownSync(dir, user.uid, user.gid);
     chmodSync(dir, 0o700);
   }
-  const run = (cmd: string, args: string[]): void => {
-    execFileSync(cmd, args, { stdio: 'pipe', timeout: 60_000, ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' } });
+  const options = { timeout: 60_000, ...(user ? { uid: user.uid, gid: user.gid } : {}), env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' } };
+  // async, so the load generator in this same process keeps running while the cluster stops or starts
+  const run = async (cmd: string, args: string[]): Promise<void> => {
+    await promisify(execFile)(cmd, args, options);
   };
-  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  const start = (): void =>
-    run('pg_ctl', ['-D', data, '-w', '-t', '30', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`, 'start']);
-  start();
+  await run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const start = (): Promise<void> =>
+    run('pg_ctl', ['-D', data, '-w', '-t', '30', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=50`, 'start']);
+  await start();
   let destroyed = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
@@ -61,7 +64,7 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
       if (destroyed) return;
       destroyed = true;
       try {
-        run('pg_ctl', ['-D', data, '-w', '-t', '30', '-m', 'immediate', 'stop']);
+        execFileSync('pg_ctl', ['-D', data, '-w', '-t', '30', '-m', 'immediate', 'stop'], { ...options, stdio: 'pipe' });
       } catch {
         /* already stopped */
       }
