@@ -79,5 +79,12 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     routed(records.allowedMethods(allowed)),
   ];
   for (const m of middleware) app.use(m);
+  // Errors Koa sees outside the middleware chain (a client that went away, a request cut off by the
+  // HTTP timeouts): one log line, not a stack on stderr; the error mapper has answered the rest.
+  app.silent = true;
+  app.on('error', (err: unknown) => {
+    const e = err as { code?: unknown; message?: unknown };
+    log.warn({ code: e.code, reason: String(e.message) }, 'request stream error');
+  });
   return app;
 }

@@ -55,7 +55,8 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
   try {
     await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false });
     for (const p of deps.plugins) await p.bootstrap?.(deps);
-    server = await listen(createApp(deps), 0, '127.0.0.1');
+    const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
+    server = await listen(createApp(deps), 0, '127.0.0.1', { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs });
   } catch (e) {
     await deps.close();
     await drop();
