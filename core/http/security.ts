@@ -7,16 +7,24 @@ import type { RequestState } from './state';
 /**
  * helmet's defaults, with a strict CSP for the JSON API. Paths under `/docs` get no CSP header:
  * swagger-ui's page needs inline script and style, and it serves only local assets (CONTRACT:
- * Documentation), so a CSP there would have to allow 'unsafe-inline' and adds nothing.
+ * Documentation), so a CSP there would have to allow 'unsafe-inline' and adds nothing. Stored files
+ * under `/uploads/` may be embedded by pages of other sites (`<img src>`), so they are
+ * `Cross-Origin-Resource-Policy: cross-origin`; core/media/serve.ts sets their own sandboxing CSP.
  */
 export function securityHeaders(): Middleware<RequestState> {
+  const base = { referrerPolicy: { policy: 'no-referrer' as const } };
   const api = helmet({
+    ...base,
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-site' },
-    referrerPolicy: { policy: 'no-referrer' },
   }) as unknown as Middleware<RequestState>;
-  const docs = helmet({ contentSecurityPolicy: false, referrerPolicy: { policy: 'no-referrer' } }) as unknown as Middleware<RequestState>;
-  return (ctx, next) => (ctx.path === '/docs' || ctx.path.startsWith('/docs/') ? docs(ctx, next) : api(ctx, next));
+  const docs = helmet({ ...base, contentSecurityPolicy: false }) as unknown as Middleware<RequestState>;
+  const uploads = helmet({ ...base, contentSecurityPolicy: false, crossOriginResourcePolicy: { policy: 'cross-origin' } }) as unknown as Middleware<RequestState>;
+  return (ctx, next) => {
+    if (ctx.path === '/docs' || ctx.path.startsWith('/docs/')) return docs(ctx, next);
+    if (ctx.path.startsWith('/uploads/')) return uploads(ctx, next);
+    return api(ctx, next);
+  };
 }
 
 /**

@@ -45,6 +45,13 @@ for (const dialect of DIALECTS) {
         }
       });
 
+      it('API answers are same-site resources; stored files under /uploads/ may be embedded cross-origin', async () => {
+        expect((await app.http.get('/api/institute')).headers.get('cross-origin-resource-policy')).to.equal('same-site');
+        const file = await app.http.get('/uploads/no-such-key');
+        expect(file.headers.get('cross-origin-resource-policy')).to.equal('cross-origin');
+        expect(file.headers.get('x-content-type-options')).to.equal('nosniff');
+      });
+
       it('leaves CSP off under /docs (swagger-ui needs inline script and style) but keeps the rest', async () => {
         const res = await app.http.get('/docs/openapi.json');
         expect(res.headers.get('content-security-policy')).to.equal(null);
