@@ -11,8 +11,8 @@ import { DIALECTS } from '../helpers/dialects';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { figures, percentile } from './helpers/load';
 
-const QUERY_RUNS = Number(process.env.FUZZ_QUERY_RUNS ?? 1500);
-const BODY_RUNS = Number(process.env.FUZZ_BODY_RUNS ?? 1000);
+const QUERY_RUNS = Number(process.env.FUZZ_QUERY_RUNS ?? 4000);
+const BODY_RUNS = Number(process.env.FUZZ_BODY_RUNS ?? 2500);
 const TIME_LIMIT_MS = 90_000;
 const MAX_MS = 1000;
 
@@ -53,7 +53,7 @@ async function probe(app: TestApp, seen: Seen, method: string, path: string, raw
 const PROTO = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__'];
 const OPS = ['$eq', '$eqi', '$ne', '$lt', '$lte', '$gt', '$gte', '$in', '$notIn', '$contains', '$containsi', '$notContains', '$null', '$notNull', '$between', '$startsWith', '$endsWith', '$and', '$or', '$not', '$bogus', '$'];
 const FIELDS = ['id', 'feeType', 'institute', 'code', 'name', 'city', 'dueDate', 'latePaymentFees', 'partPaymentAllowed', 'createdAt', 'deletedAt', 'feeTypes', 'attachments', 'logo'];
-const ROOTS = ['filters', 'sort', 'fields', 'populate', 'populateMedia', 'limit', 'offset', 'page', 'showSoftDeleted', 'groupBy', 'aggregates', 'pagination', ...PROTO];
+const ROOTS = ['filters', 'sort', 'fields', 'populate', 'populateMedia', 'limit', 'offset', 'page', 'showSoftDeleted', 'groupBy', 'aggregates', 'populateGroup', 'groupFilter', 'timezone', 'pagination', ...PROTO];
 
 const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 6 }));
 const segment = fc.oneof(
@@ -90,6 +90,9 @@ const wellFormed = fc.oneof(
   fc.tuple(fc.nat({ max: 9 }), fc.constantFrom(...FIELDS, 'institute.name', 'institute.code', 'feeTypes.feeType'), fc.constantFrom('', ':DESC', ':asc', ':sideways', '-')).map(([i, f, d]) => (d === '-' ? `sort[${i}]=-${f}` : `sort[${i}]=${f}${d}`)),
   fc.tuple(fc.nat({ max: 3 }), fc.constantFrom(...FIELDS, 'institute.feeTypes', 'feeTypes.institute')).map(([i, f]) => `populate[${i}]=${f}`),
   fc.tuple(fc.nat({ max: 3 }), fc.constantFrom(...FIELDS)).map(([i, f]) => `fields[${i}]=${f}`),
+  fc.tuple(fc.nat({ max: 2 }), fc.constantFrom('feeType', 'institute.name', 'instituteId', 'dueDate', 'dueDate:month', 'createdAt:week', 'createdAt:hour', 'latePaymentFeesType', 'attachments', 'dueDate:century')).map(([i, g]) => `groupBy[${i}]=${g}`),
+  fc.tuple(fc.nat({ max: 2 }), fc.constantFrom('latePaymentFees:sum', 'id:max', 'id:count', 'feeType:avg', 'latePaymentFees:median', '*:count')).map(([i, a]) => `aggregates[${i}]=${a}`),
+  fc.constantFrom('timezone=Europe/Berlin', 'timezone=+05:30', 'timezone=Mars/Olympus', 'populateGroup[0]=institute', 'groupFilter[feeType][$eq]=x'),
   fc.tuple(fc.constantFrom('limit', 'offset', 'page', 'showSoftDeleted'), fc.oneof(value, fc.constantFrom('inclusive', 'exclusive', '5', '0', '100'))).map(([k, v]) => `${k}=${pct(v)}`),
 );
 const queryString = fc.oneof(
