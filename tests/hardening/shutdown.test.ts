@@ -71,7 +71,9 @@ for (const dialect of DIALECTS) {
       const present = new Set((await db('fee_type').select('fee_type')).map((r: { fee_type: string }) => r.fee_type));
       const lost = acknowledged.filter((n) => !present.has(n));
 
+      const at = (msg: string): number => { const l = server.logs.find((x) => x.msg === msg); return l ? Date.parse(String(l.time)) - sigtermAt : -1; };
       figures(`shutdown [${dialect}]`, {
+        logMsAfterSigterm: { shuttingDown: at('shutting down'), shutDownCleanly: at('shut down cleanly'), lastRequestLine: Math.max(...server.logs.filter((l) => l.msg === 'request').map((l) => Date.parse(String(l.time)) - sigtermAt)) },
         requests: outcomes.length,
         byStatus: tally(outcomes, (o) => String(o.status ?? o.error)),
         inFlightAtSigterm: inFlight.length,

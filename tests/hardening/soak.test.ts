@@ -15,7 +15,7 @@ import { figures, send } from './helpers/load';
 import { type ServerProcess, startServerProcess } from './helpers/server-process';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 40);
-const WARMUP_SECONDS = 5;
+const WARMUP_SECONDS = 10;
 const CONNECTIONS = 16;
 const RSS_GROWTH_MIB = Number(process.env.SOAK_RSS_GROWTH_MIB ?? 64);
 
