@@ -1,5 +1,6 @@
 /** listen; SIGTERM/SIGINT: stop accepting, finish requests in flight, close the pool, exit 0. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { RequestState } from './state';
@@ -39,10 +40,7 @@ export function listen(app: Koa<RequestState>, port: number, host: string, timeo
     // request on a socket that is about to go away (they would see it reset).
     if (draining.has(server)) lastOnSocket(res);
     active.add(res);
-    const done = (): void => {
-      active.delete(res);
-      if (draining.has(server)) setImmediate(() => server.closeIdleConnections());
-    };
+    const done = (): void => void active.delete(res);
     res.once('finish', done);
     res.once('close', done);
     void handle(req, res);
@@ -57,16 +55,27 @@ export function listen(app: Koa<RequestState>, port: number, host: string, timeo
   });
 }
 
+export interface DrainOptions {
+  /** Close idle keep-alive connections at once (tests, where no client races the close) instead of letting them time out. */
+  readonly cutIdle?: boolean;
+}
+
 /**
- * Stops accepting, lets requests in flight finish (bounded), then runs `close`. Idle keep-alive
- * sockets are closed at once; busy ones answer with Connection: close and are closed after their
- * answer is written.
+ * Stops accepting, lets requests in flight finish (bounded), then runs `close`.
+ *
+ * Idle keep-alive connections are not cut at once: a client may be writing its next request on one
+ * at that very moment and would see the connection reset. Instead every answer from now on says
+ * Connection: close (the socket ends after it), and a connection that stays idle is closed by the
+ * keep-alive timeout, which well-behaved clients anticipate (undici, for one, stops reusing a socket
+ * a second before the `Keep-Alive: timeout` Node advertises). So the drain takes at most the
+ * longest request in flight or the keep-alive timeout, and DRAIN_TIMEOUT_MS in any case.
  */
-export async function drain(server: Server, close: () => Promise<void>, log: Logger): Promise<void> {
+export async function drain(server: Server, close: () => Promise<void>, log: Logger, opts: DrainOptions = {}): Promise<void> {
   draining.add(server);
   for (const res of inFlight.get(server) ?? []) lastOnSocket(res);
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
+  // net.Server#close stops accepting; http.Server#close would also cut the idle keep-alive sockets.
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  if (opts.cutIdle) server.closeIdleConnections();
   const timer = setTimeout(() => {
     log.warn('drain timeout: closing remaining connections');
     server.closeAllConnections();

@@ -70,7 +70,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     deps,
     env,
     async close() {
-      await drain(running, () => deps.close(), deps.log);
+      await drain(running, () => deps.close(), deps.log, { cutIdle: true });
       await drop();
     },
   };

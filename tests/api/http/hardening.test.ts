@@ -151,7 +151,7 @@ describe('http hardening: the database is gone', () => {
     server = await listen(createApp(deps), 0, '127.0.0.1');
     http = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   });
-  after(async () => drain(server, () => deps.close(), deps.log));
+  after(async () => drain(server, () => deps.close(), deps.log, { cutIdle: true }));
 
   it('GET /health answers 200 and /health/ready 503 within a second', async () => {
     expect((await http.get('/health')).status).to.equal(200);
