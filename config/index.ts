@@ -84,6 +84,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     redisUrl: nullable(read(env, SETTINGS.redisUrl)),
     corsOrigins: read(env, SETTINGS.corsOrigins),
     trustProxy: read(env, SETTINGS.trustProxy),
+    http: {
+      requestTimeoutMs: Math.round(read(env, SETTINGS.httpRequestTimeout) * 1000),
+      headersTimeoutMs: Math.round(read(env, SETTINGS.httpHeadersTimeout) * 1000),
+      keepAliveTimeoutMs: Math.round(read(env, SETTINGS.httpKeepAliveTimeout) * 1000),
+    },
     iam: {
       jwtSecret: jwtSecret(read(env, SETTINGS.jwtSecret), production, dataDir),
       allowPublicRegistration: read(env, SETTINGS.allowPublicRegistration),

@@ -29,6 +29,8 @@ export interface Config {
   readonly redisUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly trustProxy: boolean;
+  /** HTTP time bounds in milliseconds (core/http/server.ts). */
+  readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number };
   readonly iam: IamConfig;
   readonly mail: { readonly smtpUrl: string | null; readonly from: string; readonly smsWebhookUrl: string | null; readonly outboxDir: string };
 }
@@ -79,6 +81,9 @@ export const SETTINGS = {
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', '10485760', parsePositiveInt, 'per-file upload limit'),
   redisUrl: setting('REDIS_URL', '', str, 'shared rate-limit / revocation store'),
   corsOrigins: setting('CORS_ORIGINS', '', parseList, 'allowed CORS origins, comma-separated'),
+  httpRequestTimeout: setting('HTTP_REQUEST_TIMEOUT', '30s', parseDuration, 'longest a request (headers and body) may take to arrive; 408 after'),
+  httpHeadersTimeout: setting('HTTP_HEADERS_TIMEOUT', '10s', parseDuration, 'longest the request headers may take to arrive'),
+  httpKeepAliveTimeout: setting('HTTP_KEEP_ALIVE_TIMEOUT', '5s', parseDuration, 'how long an idle keep-alive connection stays open'),
   trustProxy: setting('TRUST_PROXY', 'false', parseBoolean, 'trust X-Forwarded-For from the peer'),
   jwtSecret: setting('IAM_JWT_SECRET', '', str, 'HS256 secret (≥ 32 bytes)'),
   allowPublicRegistration: setting('IAM_ALLOW_PUBLIC_REGISTRATION', 'false', parseBoolean, 'enable POST /api/iam/register'),

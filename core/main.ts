@@ -20,7 +20,8 @@ async function main(): Promise<void> {
     await deps.close();
     throw e;
   }
-  const server = await listen(createApp(deps), config.port, config.host);
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
+  const server = await listen(createApp(deps), config.port, config.host, { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs });
   log.info({ port: config.port, host: config.host, database: deps.dialect.name, models: deps.registry.contentTypes.map((c) => c.name) }, `listening on http://localhost:${config.port}`);
   onShutdownSignal(server, () => deps.close(), log);
 }

@@ -25,24 +25,66 @@ const pgTypes = {
     PG_PARSERS[oid] ?? (format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text')),
 };
 
+/**
+ * PostgreSQL time bounds. A lost database must cost a request well under a second, not a hang:
+ * a refused connection fails at once (knex propagates create errors to the waiting request); a
+ * connection that cannot be made or a pool slot that cannot be had in time fails after the bounds
+ * below. A statement the server works on longer than STATEMENT_TIMEOUT is cancelled there, and a
+ * server that stops answering on an open socket is given up after QUERY_TIMEOUT. Each ends as a
+ * 503 (database/dialects/postgres.ts classifies the errors).
+ */
+export const PG_CONNECT_TIMEOUT_MS = 1000;
+export const PG_ACQUIRE_TIMEOUT_MS = 2000;
+export const PG_STATEMENT_TIMEOUT_MS = 10_000;
+export const PG_QUERY_TIMEOUT_MS = 12_000;
+export const PG_IDLE_IN_TRANSACTION_TIMEOUT_MS = 15_000;
+
 interface SqliteConnection {
   run(sql: string, cb: (err: Error | null) => void): void;
 }
 
-export function connect(target: DatabaseTarget, opts: { poolMax?: number } = {}): Database {
+/** Where knex's own warnings go (pool errors, deprecations): one JSON line each instead of a bare stack on stderr. */
+export interface DbLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+function knexLog(log: DbLogger | undefined): Knex.Config['log'] {
+  if (!log) return undefined;
+  const text = (m: unknown): string => (m instanceof Error ? m.message : typeof m === 'string' ? m : JSON.stringify(m));
+  return {
+    warn: (m: unknown) => log.warn({ knex: text(m) }, 'database warning'),
+    error: (m: unknown) => log.error({ knex: text(m) }, 'database error'),
+    deprecate: (m: unknown) => log.warn({ knex: text(m) }, 'database deprecation'),
+    debug: (m: unknown) => log.debug({ knex: text(m) }, 'database debug'),
+  };
+}
+
+export function connect(target: DatabaseTarget, opts: { poolMax?: number; log?: DbLogger } = {}): Database {
   if (target.client === 'pg') {
     const db = knex({
       client: 'pg',
-      connection: { connectionString: target.connectionString, types: pgTypes, connectionTimeoutMillis: 5000 } as Knex.PgConnectionConfig,
+      log: knexLog(opts.log),
+      connection: {
+        connectionString: target.connectionString,
+        types: pgTypes,
+        connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+        query_timeout: PG_QUERY_TIMEOUT_MS,
+        idle_in_transaction_session_timeout: PG_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        keepAlive: true,
+      } as Knex.PgConnectionConfig,
       searchPath: target.schema ? [target.schema] : undefined,
-      pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: 5000 },
-      acquireConnectionTimeout: 5000,
+      pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: PG_ACQUIRE_TIMEOUT_MS },
+      acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
     });
     return { db, dialect: postgresDialect };
   }
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });
   const db = knex({
     client: 'sqlite3',
+    log: knexLog(opts.log),
     connection: { filename: target.filename },
     useNullAsDefault: true,
     // node-sqlite3 serializes on one connection; a single pooled connection keeps transactions simple and safe.

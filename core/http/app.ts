@@ -20,6 +20,7 @@ import { LocalDiskStorage } from '../media/local-disk';
 import { serveUploads } from '../media/serve';
 import { MediaService } from '../media/service';
 import { requestId } from './request-id';
+import { corsAllowlist, securityHeaders } from './security';
 import type { RequestState } from './state';
 
 export interface AppDeps extends PluginDeps {
@@ -35,13 +36,6 @@ export function parseQueryString(raw: string): unknown {
     throw new BadRequestError(`malformed query string: ${(e as Error).message}`);
   }
 }
-
-const securityHeaders: Middleware<RequestState> = async (ctx, next) => {
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  await next();
-};
 
 function authenticate(authenticator: Authenticator | null): Middleware<RequestState> {
   return async (ctx, next) => {
@@ -76,8 +70,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const routed = (m: unknown): Middleware<RequestState> => m as Middleware<RequestState>;
   const middleware: Middleware<RequestState>[] = [
     requestId(log, config.trustProxy),
-    errorMapper(),
-    securityHeaders,
+    errorMapper(dialect),
+    securityHeaders(),
+    corsAllowlist(config.corsOrigins),
     routed(health.routes()),
     serveUploads(db, media, storage),
     routed(docs.routes()),
@@ -89,5 +84,12 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     routed(records.allowedMethods(allowed)),
   ];
   for (const m of middleware) app.use(m);
+  // Errors Koa sees outside the middleware chain (a client that went away, a request cut off by the
+  // HTTP timeouts): one log line, not a stack on stderr; the error mapper has answered the rest.
+  app.silent = true;
+  app.on('error', (err: unknown) => {
+    const e = err as { code?: unknown; message?: unknown };
+    log.warn({ code: e.code, reason: String(e.message) }, 'request stream error');
+  });
   return app;
 }

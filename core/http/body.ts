@@ -1,10 +1,31 @@
-/** JSON bodies with a size limit; write requests must say they send JSON. */
+/** JSON bodies with a size and a nesting limit; write requests must say they send JSON. */
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { UnsupportedMediaTypeError } from '../errors/errors';
+import { BadRequestError, UnsupportedMediaTypeError } from '../errors/errors';
 import type { RequestState } from './state';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Deepest nesting of arrays/objects a JSON body may have. No model needs more than a handful (a
+ * `json` attribute's value included); a limit keeps every later recursive walk (ajv, serializers)
+ * far from the stack's end.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** The nesting depth of a parsed JSON value, stopping as soon as it passes `limit` (iterative: no recursion). */
+export function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    if (d + 1 > limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, d + 1]);
+    }
+  }
+  return false;
+}
 
 export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
   const requireJson: Middleware<RequestState> = async (ctx, next) => {
@@ -23,5 +44,10 @@ export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
     multipart: false,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   }) as unknown as Middleware<RequestState>;
-  return [requireJson, parse];
+  const limitDepth: Middleware<RequestState> = async (ctx, next) => {
+    const body: unknown = (ctx.request as { body?: unknown }).body;
+    if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) throw new BadRequestError(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    await next();
+  };
+  return [requireJson, parse, limitDepth];
 }

@@ -1,5 +1,6 @@
 /** The one catch: every error becomes the spec-7 body here and nowhere else. */
 import type { Middleware } from 'koa';
+import type { Dialect } from '../../database/dialects/dialect';
 import { AppError } from '../errors/app-error';
 import {
   BadRequestError,
@@ -8,6 +9,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  ServiceUnavailableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
 } from '../errors/errors';
@@ -21,6 +23,7 @@ function fromHttpError(err: unknown): AppError | null {
   const status = Number(e.status ?? e.statusCode);
   switch (status) {
     case 400:
+      if (/prototype property/i.test(String(e.message))) return new BadRequestError('the body may not carry a "__proto__" key');
       return new BadRequestError(e.type === 'entity.parse.failed' || /JSON|Unexpected|invalid/i.test(String(e.message)) ? 'the body is not valid JSON' : 'bad request');
     case 401:
       return new UnauthorizedError('authentication required');
@@ -39,16 +42,26 @@ function fromHttpError(err: unknown): AppError | null {
   }
 }
 
-export function errorMapper(): Middleware<RequestState> {
+/**
+ * A driver error that escaped the record service's translation (a plugin's own query, say): when the
+ * dialect calls it a lost database, the answer is 503, not 500. Other driver faults stay internal.
+ */
+function fromDbError(err: unknown, dialect: Dialect): AppError | null {
+  if (err instanceof AppError) return null;
+  return dialect.classifyError(err)?.kind === 'unavailable' ? new ServiceUnavailableError('the database is unavailable; try again shortly') : null;
+}
+
+export function errorMapper(dialect: Dialect): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
     } catch (err) {
-      const mapped = fromHttpError(err) ?? err;
+      const mapped = fromHttpError(err) ?? fromDbError(err, dialect) ?? err;
       const { status, body, internal } = toErrorBody(mapped, ctx.state.requestId ?? 'unknown');
       if (internal) ctx.state.log?.error({ err }, 'unhandled error');
       if (mapped instanceof RateLimitedError) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
+      if (mapped instanceof ServiceUnavailableError) ctx.set('Retry-After', '1');
       ctx.status = status;
       ctx.body = body;
     }

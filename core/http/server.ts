@@ -1,20 +1,51 @@
 /** listen; SIGTERM/SIGINT: stop accepting, finish requests in flight, close the pool, exit 0. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { RequestState } from './state';
 
-/** Longest a request may take to arrive (headers and body): a slow client cannot hold a worker forever. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const HEADERS_TIMEOUT_MS = 10_000;
+export interface HttpTimeouts {
+  /** Longest a request may take to arrive, headers and body (408 and the socket closed after). */
+  readonly requestMs: number;
+  /** Longest the headers may take to arrive. */
+  readonly headersMs: number;
+  /** How long an idle keep-alive socket is kept open. */
+  readonly keepAliveMs: number;
+}
+
+/** A slow client cannot hold a worker forever: these bound how long a request may take to arrive. */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
 /** How long a shutdown waits for requests in flight. */
 export const DRAIN_TIMEOUT_MS = 15_000;
 
-export function listen(app: Koa<RequestState>, port: number, host: string): Promise<Server> {
-  const server = createServer(app.callback());
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.keepAliveTimeout = 5_000;
+/** Per server: the answers not yet finished, and whether drain() has begun. */
+const inFlight = new WeakMap<Server, Set<ServerResponse>>();
+const draining = new WeakSet<Server>();
+
+/** No further request on this socket: the answer says Connection: close and the socket ends after it. */
+function lastOnSocket(res: ServerResponse): void {
+  if (!res.headersSent) res.shouldKeepAlive = false;
+}
+
+export function listen(app: Koa<RequestState>, port: number, host: string, timeouts: Partial<HttpTimeouts> = {}): Promise<Server> {
+  const t = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
+  // Node checks the request and headers timeouts on this interval (default 30 s); check often enough
+  // that the bounds above hold to within a fraction of themselves.
+  const checkEvery = Math.max(100, Math.min(1000, Math.floor(Math.min(t.requestMs, t.headersMs) / 4)));
+  const handle = app.callback();
+  const active = new Set<ServerResponse>();
+  const server = createServer({ connectionsCheckingInterval: checkEvery, requestTimeout: t.requestMs, headersTimeout: t.headersMs, keepAliveTimeout: t.keepAliveMs }, (req: IncomingMessage, res: ServerResponse) => {
+    // While draining, every answer says Connection: close, so keep-alive clients do not send another
+    // request on a socket that is about to go away (they would see it reset).
+    if (draining.has(server)) lastOnSocket(res);
+    active.add(res);
+    const done = (): void => void active.delete(res);
+    res.once('finish', done);
+    res.once('close', done);
+    void handle(req, res);
+  });
+  inFlight.set(server, active);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -24,10 +55,27 @@ export function listen(app: Koa<RequestState>, port: number, host: string): Prom
   });
 }
 
-/** Stops accepting, lets requests in flight finish (bounded), then runs `close`. */
-export async function drain(server: Server, close: () => Promise<void>, log: Logger): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
+export interface DrainOptions {
+  /** Close idle keep-alive connections at once (tests, where no client races the close) instead of letting them time out. */
+  readonly cutIdle?: boolean;
+}
+
+/**
+ * Stops accepting, lets requests in flight finish (bounded), then runs `close`.
+ *
+ * Idle keep-alive connections are not cut at once: a client may be writing its next request on one
+ * at that very moment and would see the connection reset. Instead every answer from now on says
+ * Connection: close (the socket ends after it), and a connection that stays idle is closed by the
+ * keep-alive timeout, which well-behaved clients anticipate (undici, for one, stops reusing a socket
+ * a second before the `Keep-Alive: timeout` Node advertises). So the drain takes at most the
+ * longest request in flight or the keep-alive timeout, and DRAIN_TIMEOUT_MS in any case.
+ */
+export async function drain(server: Server, close: () => Promise<void>, log: Logger, opts: DrainOptions = {}): Promise<void> {
+  draining.add(server);
+  for (const res of inFlight.get(server) ?? []) lastOnSocket(res);
+  // net.Server#close stops accepting; http.Server#close would also cut the idle keep-alive sockets.
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  if (opts.cutIdle) server.closeIdleConnections();
   const timer = setTimeout(() => {
     log.warn('drain timeout: closing remaining connections');
     server.closeAllConnections();
@@ -44,7 +92,10 @@ export function onShutdownSignal(server: Server, close: () => Promise<void>, log
     stopping = true;
     log.info({ signal }, 'shutting down');
     drain(server, close, log).then(
-      () => process.exit(0),
+      () => {
+        log.info('shut down cleanly');
+        process.exit(0);
+      },
       (err: unknown) => {
         log.error({ err }, 'shutdown failed');
         process.exit(1);

@@ -4,6 +4,7 @@
  * `files`. The JSON goes through the same validators as a JSON body.
  */
 import { BadRequestError } from '../errors/errors';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body';
 import type { RecordContext } from '../records/controller';
 import { type IncomingFile, type IntakeLimits, readMultipart } from './intake';
 
@@ -34,6 +35,8 @@ export async function readRecordForm(ctx: RecordContext, limits: IntakeLimits): 
     } catch {
       throw new BadRequestError(`form field "${given[0] ?? 'data'}" is not valid JSON`);
     }
+    // the same nesting limit as a JSON body (core/http/body.ts)
+    if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) throw new BadRequestError(`form field "${given[0] ?? 'data'}" is nested deeper than ${MAX_JSON_DEPTH} levels`);
     return { body, files: form.files, discard: form.discard };
   } catch (e) {
     await form.discard();

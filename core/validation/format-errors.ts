@@ -2,9 +2,11 @@ import type { ErrorObject } from 'ajv';
 
 /** ajv errors → `{ field: [messages] }` (spec 7: details.fields maps a field name to messages). */
 export function formatErrors(errors: readonly ErrorObject[] | null | undefined, modelName: string): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
+  // A Map, not an object: a client's field may be called `constructor` or `__proto__`.
+  const fields = new Map<string, string[]>();
   const add = (field: string, message: string): void => {
-    const list = (fields[field] ??= []);
+    const list = fields.get(field) ?? [];
+    fields.set(field, list);
     if (!list.includes(message)) list.push(message);
   };
   for (const e of errors ?? []) {
@@ -31,5 +33,5 @@ export function formatErrors(errors: readonly ErrorObject[] | null | undefined, 
         add(field || '_body', e.message ?? 'is invalid');
     }
   }
-  return fields;
+  return Object.fromEntries(fields);
 }

@@ -16,7 +16,30 @@ function detailColumns(detail: string | undefined): string[] {
   return m ? m[1].split(',').map((s) => s.trim().replace(/^"|"$/g, '')) : [];
 }
 
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300']);
+/**
+ * Driver and server codes that mean "the database is not there right now" (→ 503, never 500):
+ * socket errors, admin shutdown / crash / starting up (57P0x), connection exceptions (08xxx), too
+ * many connections (53300), out of resources (53xxx), and a statement cancelled by
+ * statement_timeout (57014: the database is too slow to answer in time).
+ */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '08001', '08004', '08P01', '53000', '53100', '53200', '53300',
+]);
+
+/** What node-postgres and knex say when the connection is gone or cannot be had in time. */
+const UNAVAILABLE_MESSAGE =
+  /Knex: Timeout acquiring a connection|Connection terminated|connection error and is not queryable|Client was closed and is not queryable|Query read timeout|timeout exceeded when trying to connect|the database system is (shutting down|starting up|in recovery mode)/;
+
+function isUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 3) return false;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; errors?: unknown };
+  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return true;
+  if (e.name === 'KnexTimeoutError') return true;
+  if (typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message)) return true;
+  // Node's happy-eyeballs connect rejects with an AggregateError of one error per address.
+  return Array.isArray(e.errors) && e.errors.some((x) => isUnavailable(x, depth + 1));
+}
 
 export const postgresDialect: Dialect = {
   ...postgresDates,
@@ -51,8 +74,7 @@ export const postgresDialect: Dialect = {
       case '22021':
         return { kind: 'invalidValue', message: message.replace(/^.* - /, '') };
     }
-    if (e.code && UNAVAILABLE.has(e.code)) return { kind: 'unavailable', message: 'the database is unavailable' };
-    if (/Knex: Timeout acquiring a connection|Connection terminated/.test(message)) return { kind: 'unavailable', message: 'the database is unavailable' };
+    if (isUnavailable(err)) return { kind: 'unavailable', message: 'the database is unavailable' };
     return null;
   },
 

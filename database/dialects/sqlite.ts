@@ -47,6 +47,9 @@ export const sqliteDialect: Dialect = {
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') {
       return { kind: 'unavailable', message: 'the database is busy or unavailable' };
     }
+    if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'KnexTimeoutError') {
+      return { kind: 'unavailable', message: 'the database is busy or unavailable' };
+    }
     if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_RANGE') return { kind: 'invalidValue', message: 'a value is too large' };
     return null;
   },

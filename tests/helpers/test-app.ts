@@ -62,7 +62,8 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
   try {
     await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false });
     for (const p of deps.plugins) await p.bootstrap?.(deps);
-    server = await listen(createApp(deps), 0, '127.0.0.1');
+    const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
+    server = await listen(createApp(deps), 0, '127.0.0.1', { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs });
   } catch (e) {
     await deps.close();
     await drop();
@@ -80,7 +81,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     document,
     fetch: checked,
     async close() {
-      await drain(running, () => deps.close(), deps.log);
+      await drain(running, () => deps.close(), deps.log, { cutIdle: true });
       await drop();
     },
   };
