@@ -29,6 +29,7 @@ export const RECORD_ROUTES: readonly RouteSpec[] = [
 export function recordRouter(registry: Registry, controller: RecordController, authorizer: Authorizer | null): Router<RequestState> {
   const router = new Router<RequestState>({ prefix: '/api' });
   for (const model of registry.contentTypes) {
+    if (!model.api) continue; // `api: false`: tables and migrations only, no REST routes
     for (const r of RECORD_ROUTES) {
       router[r.method](`/${model.name}${r.path}`, async (ctx) => {
         const c = ctx as unknown as RecordContext;

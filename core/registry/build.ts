@@ -257,6 +257,7 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
     source: doc.file,
     plugin: doc.plugin,
     internal: raw.internal ?? false,
+    api: raw.api ?? true,
   };
 }
 

@@ -46,6 +46,7 @@ export const CONTENT_TYPE_META_SCHEMA = {
     softDelete: { type: 'boolean' },
     userKey: { type: 'string' },
     internal: { type: 'boolean' },
+    api: { type: 'boolean' },
     attributes: {
       type: 'object',
       minProperties: 1,
@@ -100,6 +101,7 @@ export interface RawContentType {
   softDelete?: boolean;
   userKey?: string;
   internal?: boolean;
+  api?: boolean;
   attributes: Record<string, RawAttribute>;
   indexes?: { columns: string[]; unique?: boolean }[];
 }

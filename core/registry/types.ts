@@ -97,6 +97,8 @@ export interface ContentType {
   readonly plugin: string | null;
   /** Models only admins reach by default (plugin models). */
   readonly internal: boolean;
+  /** False: the model gets tables and migrations but no REST routes (plugin-internal state such as sessions). */
+  readonly api: boolean;
 }
 
 export interface Registry {
