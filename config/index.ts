@@ -102,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       registrationValidateWhat: read(env, SETTINGS.registrationValidateWhat),
       loginValidateWhat: read(env, SETTINGS.loginValidateWhat),
       bcryptCost: read(env, SETTINGS.bcryptCost),
+      rateLimit: { windowSeconds: read(env, SETTINGS.rateLimitWindow), perAccount: read(env, SETTINGS.rateLimitPerAccount), perAddress: read(env, SETTINGS.rateLimitPerAddress) },
     },
     mail: {
       smtpUrl: nullable(read(env, SETTINGS.smtpUrl)),

@@ -48,6 +48,7 @@ export interface IamConfig {
   readonly registrationValidateWhat: readonly ('email' | 'mobile')[];
   readonly loginValidateWhat: readonly ('email' | 'mobile')[];
   readonly bcryptCost: number;
+  readonly rateLimit: { readonly windowSeconds: number; readonly perAccount: number; readonly perAddress: number };
 }
 
 export interface Setting<T> {
@@ -96,6 +97,9 @@ export const SETTINGS = {
   passwordLess: setting('IAM_PASSWORD_LESS_REGISTRATION', 'false', parseBoolean, 'enable OTP register + login'),
   registrationValidateWhat: setting('IAM_PASSWORD_LESS_REGISTRATION_VALIDATE_WHAT', 'email', parseSources, 'sources verified at OTP registration'),
   loginValidateWhat: setting('IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT', 'email', parseSources, 'sources verified at OTP login'),
+  rateLimitWindow: setting('IAM_RATE_LIMIT_WINDOW', '1m', parseDuration, 'rate-limit window of sign-in, OTP, reset and register calls'),
+  rateLimitPerAccount: setting('IAM_RATE_LIMIT_PER_ACCOUNT', '10', parsePositiveInt, 'calls per window and account identifier'),
+  rateLimitPerAddress: setting('IAM_RATE_LIMIT_PER_ADDRESS', '60', parsePositiveInt, 'calls per window and client address'),
   bcryptCost: setting('IAM_BCRYPT_COST', '10', parsePositiveInt, 'bcrypt cost factor (≥ 10 outside tests)'),
   smtpUrl: setting('SMTP_URL', '', str, 'nodemailer SMTP transport URL'),
   mailFrom: setting('MAIL_FROM', 'no-reply@localhost', str, 'sender address'),

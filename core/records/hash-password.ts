@@ -1,6 +1,13 @@
 import bcrypt from 'bcryptjs';
+import { ValidationError } from '../errors/errors';
+
+/** bcrypt reads at most 72 bytes; a longer password is refused, never silently truncated (CONTRACT: Identity). */
+export const PASSWORD_MAX_BYTES = 72;
 
 /** `password` attributes are stored as bcrypt hashes (async: never blocks the event loop). */
 export function passwordHasher(cost: number): (plain: string) => Promise<string> {
-  return (plain) => bcrypt.hash(plain, cost);
+  return async (plain) => {
+    if (Buffer.byteLength(plain, 'utf8') > PASSWORD_MAX_BYTES) throw new ValidationError('the password is too long', { password: [`must be at most ${PASSWORD_MAX_BYTES} bytes`] });
+    return bcrypt.hash(plain, cost);
+  };
 }
