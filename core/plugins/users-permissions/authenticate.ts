@@ -1,0 +1,58 @@
+/**
+ * Bearer → verified token → live session → user + roles (Authenticator). The result is cached per
+ * session for at most CACHE_TTL_MS, so a revocation in another process sharing the database holds
+ * within that time; revocations in this process drop the entry at once.
+ */
+import { UnauthorizedError } from '../../errors/errors';
+import type { Actor, Authenticator } from '../../plugin-api';
+import type { Sessions } from './sessions';
+import type { IdentityStore } from './store';
+import type { Tokens } from './tokens';
+
+/** ≤ 1 s: CONTRACT requires revocation to hold across processes within one second. */
+export const CACHE_TTL_MS = 500;
+const CACHE_MAX = 10_000;
+
+export class IdentityAuthenticator implements Authenticator {
+  private readonly cache = new Map<number, { actor: Actor; until: number }>();
+
+  constructor(private readonly tokens: Tokens, private readonly sessions: Sessions, private readonly store: IdentityStore) {}
+
+  /** Drops cached actors of ended sessions (or of every session of a user). */
+  forget(sessionIds: readonly number[], userId: number | null): void {
+    for (const id of sessionIds) this.cache.delete(id);
+    if (userId !== null) for (const [sid, e] of this.cache) if (e.actor.id === userId) this.cache.delete(sid);
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Actor | null> {
+    if (authorization === undefined || authorization.trim() === '') return null;
+    const m = /^Bearer\s+([A-Za-z0-9_\-.=]+)\s*$/i.exec(authorization);
+    if (!m) throw new UnauthorizedError('the Authorization header must be "Bearer <access token>"');
+    return this.actorOf(m[1]);
+  }
+
+  async actorOf(token: string): Promise<Actor> {
+    const { userId, sessionId } = this.tokens.verify(token);
+    const hit = this.cache.get(sessionId);
+    if (hit && hit.until > Date.now() && hit.actor.id === userId) return hit.actor;
+    const owner = await this.sessions.live(sessionId);
+    if (owner === null || owner !== userId) {
+      this.cache.delete(sessionId);
+      throw new UnauthorizedError('the session has ended; sign in again');
+    }
+    const user = await this.store.userById(userId);
+    if (!user || !user.active) throw new UnauthorizedError('the account is not active');
+    const actor: Actor = Object.freeze({
+      id: user.id,
+      username: user.username,
+      email: user.email,
+      fullName: user.fullName,
+      active: user.active,
+      roles: Object.freeze(await this.store.rolesOf(user.id)),
+      sessionId: String(sessionId),
+    });
+    if (this.cache.size >= CACHE_MAX) this.cache.clear();
+    this.cache.set(sessionId, { actor, until: Date.now() + CACHE_TTL_MS });
+    return actor;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * One-time codes: 6-digit OTPs and reset tokens, stored only as keyed hashes (HMAC with the server
+ * secret, so a leaked table does not give 6-digit codes away). Single use, expiring, and dead after
+ * MAX_ATTEMPTS wrong tries; attempts are counted atomically BEFORE comparing, so parallel guesses gain nothing.
+ */
+import { createHmac } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { IdentityStore } from './store';
+import { later, nowIso, randomSecret, sameHash, sixDigits, type Source, timeOf } from './util';
+
+export const MAX_ATTEMPTS = 5;
+export type Purpose = 'register' | 'login' | 'reset';
+
+export interface CodeRow {
+  readonly id: number;
+  readonly userId: number;
+  readonly channel: Source;
+  readonly batch: string;
+}
+
+interface RawCode {
+  id: number;
+  user_id: number;
+  channel: Source;
+  batch: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: unknown;
+  used_at: unknown;
+}
+
+const toRow = (r: RawCode): CodeRow => ({ id: Number(r.id), userId: Number(r.user_id), channel: r.channel, batch: r.batch });
+
+export class Codes {
+  constructor(private readonly store: IdentityStore, private readonly pepper: string) {}
+
+  private get db(): Knex {
+    return this.store.db;
+  }
+
+  hash(secret: string): string {
+    return createHmac('sha256', this.pepper).update(secret, 'utf8').digest('hex');
+  }
+
+  /** A new code (replacing earlier unused ones of the same user, purpose and channel); answers the plain secret. */
+  async issue(userId: number, purpose: Purpose, channel: Source, batch: string, ttlSeconds: number): Promise<string> {
+    const secret = purpose === 'reset' ? randomSecret() : sixDigits();
+    const now = nowIso();
+    await this.db.transaction(async (trx) => {
+      await trx(this.store.codes).where({ user_id: userId, purpose, channel }).whereNull('used_at').update({ used_at: now, updated_at: now });
+      await trx(this.store.codes).insert({ created_at: now, updated_at: now, user_id: userId, purpose, channel, batch, code_hash: this.hash(secret), attempts: 0, expires_at: later(ttlSeconds) });
+    });
+    return secret;
+  }
+
+  /** Checks a 6-digit guess against the user's live codes; the matching code is spent. */
+  async consume(userId: number, purpose: Purpose, channel: Source | null, guess: string): Promise<CodeRow | null> {
+    const q = this.db(this.store.codes).where({ user_id: userId, purpose }).whereNull('used_at').where('attempts', '<', MAX_ATTEMPTS);
+    if (channel) q.where('channel', channel);
+    const candidates = (await q.orderBy('id', 'desc')) as RawCode[];
+    const hashed = this.hash(guess);
+    for (const c of candidates) {
+      // Count the attempt first; when 5 are already counted the code is dead.
+      const counted = await this.db(this.store.codes).where('id', c.id).whereNull('used_at').where('attempts', '<', MAX_ATTEMPTS).increment('attempts', 1);
+      if (counted === 0) continue;
+      if (timeOf(c.expires_at) <= Date.now()) continue;
+      if (!sameHash(c.code_hash, hashed)) continue;
+      if (await this.spend(c.id)) return toRow(c);
+    }
+    return null;
+  }
+
+  /** A reset token (256 bits: guessing is hopeless, so no attempt counter) → its live code, spent. */
+  async consumeToken(purpose: Purpose, token: string): Promise<CodeRow | null> {
+    const c = (await this.db(this.store.codes).where({ purpose, code_hash: this.hash(token) }).whereNull('used_at').first()) as RawCode | undefined;
+    if (!c || timeOf(c.expires_at) <= Date.now()) return null;
+    return (await this.spend(c.id)) ? toRow(c) : null;
+  }
+
+  /** The channels of a batch whose codes are still unused (and alive). */
+  async openInBatch(batch: string): Promise<Source[]> {
+    const rows = (await this.db(this.store.codes).where('batch', batch).whereNull('used_at').where('attempts', '<', MAX_ATTEMPTS).select('channel', 'expires_at')) as RawCode[];
+    return rows.filter((r) => timeOf(r.expires_at) > Date.now()).map((r) => r.channel);
+  }
+
+  async voidAll(userId: number, purpose: Purpose): Promise<void> {
+    await this.db(this.store.codes).where({ user_id: userId, purpose }).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() });
+  }
+
+  private async spend(id: number): Promise<boolean> {
+    return (await this.db(this.store.codes).where('id', id).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() })) === 1;
+  }
+}

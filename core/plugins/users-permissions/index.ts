@@ -1,0 +1,48 @@
+/**
+ * The users-permissions (identity) plugin: user, role and permission models, /api/iam/*, bearer
+ * authentication, `<model>.<action>` authorization, seeding and admin CLI commands. It reaches the
+ * core only through core/plugin-api.ts; config/plugins.ts enables it.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Plugin, PluginDeps } from '../../plugin-api';
+import { registerIdentityCli } from './cli';
+import { identityRoutes } from './routes';
+import { createRuntime, type Runtime } from './runtime';
+import { seed } from './seed';
+
+/** The YAML models live beside the sources (tsc does not copy them into dist/). */
+function contentTypesDir(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'core', 'plugins', 'users-permissions', 'content-types');
+}
+
+/** A fresh plugin instance per server / CLI run (its caches and connections are its own). */
+export function usersPermissions(): Plugin {
+  const runtimes = new Map<PluginDeps, Runtime>();
+  const runtime = (deps: PluginDeps): Runtime => {
+    let r = runtimes.get(deps);
+    if (!r) {
+      r = createRuntime(deps);
+      runtimes.set(deps, r);
+    }
+    return r;
+  };
+  return {
+    name: 'users-permissions',
+    contentTypesDir: contentTypesDir(),
+    routes: (router, deps) => identityRoutes(router, runtime(deps).service, runtime(deps).authenticator),
+    authenticator: (deps) => runtime(deps).authenticator,
+    authorizer: (deps) => runtime(deps).authorizer,
+    bootstrap: async (deps) => seed(runtime(deps).store),
+    cli: (program, deps) => registerIdentityCli(program, async () => runtime(await deps())),
+    async close() {
+      for (const r of runtimes.values()) {
+        r.delivery.close();
+        await r.limiter.close();
+      }
+      runtimes.clear();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** Password policy and bcrypt (async; cost from IAM_BCRYPT_COST). */
+import bcrypt from 'bcryptjs';
+
+export const PASSWORD_MIN_CHARS = 8;
+/** bcrypt reads 72 bytes; longer is refused, never truncated (CONTRACT: Identity). */
+export const PASSWORD_MAX_BYTES = 72;
+
+/** The problems of a candidate password (empty: acceptable). */
+export function passwordProblems(p: string): string[] {
+  const out: string[] = [];
+  if ([...p].length < PASSWORD_MIN_CHARS) out.push(`must be at least ${PASSWORD_MIN_CHARS} characters`);
+  if (Buffer.byteLength(p, 'utf8') > PASSWORD_MAX_BYTES) out.push(`must be at most ${PASSWORD_MAX_BYTES} bytes`);
+  return out;
+}
+
+export class Passwords {
+  /** Compared against when the account does not exist, so both answers take about as long. */
+  private readonly dummy: Promise<string>;
+
+  constructor(private readonly cost: number) {
+    this.dummy = bcrypt.hash('dummy-password-for-timing', cost);
+  }
+
+  hash(plain: string): Promise<string> {
+    return bcrypt.hash(plain, this.cost);
+  }
+
+  /** False for a missing hash too, after the same amount of work. */
+  async verify(plain: string, hash: string | null | undefined): Promise<boolean> {
+    if (!hash) {
+      await bcrypt.compare(plain, await this.dummy);
+      return false;
+    }
+    return bcrypt.compare(plain, hash);
+  }
+}

@@ -1,0 +1,43 @@
+/** /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. */
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { UnauthorizedError } from '../../errors/errors';
+import type { Actor } from '../../plugin-api';
+import type { IdentityAuthenticator } from './authenticate';
+import type { IdentityService } from './service';
+
+type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
+const bodyOf = (ctx: Ctx): unknown => (ctx.request as { body?: unknown }).body;
+
+async function bearer(ctx: Ctx, auth: IdentityAuthenticator): Promise<{ actor: Actor; token: string }> {
+  const header = ctx.get('Authorization');
+  const actor = await auth.authenticate(header || undefined);
+  if (!actor) throw new UnauthorizedError('authentication required: send Authorization: Bearer <access token>');
+  ctx.state.actor = actor;
+  return { actor, token: header.replace(/^Bearer\s+/i, '').trim() };
+}
+
+export function identityRoutes<S>(router: Router<S>, service: IdentityService, auth: IdentityAuthenticator): void {
+  const post = (path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
+    router.post(path, async (c) => {
+      const ctx = c as unknown as Ctx;
+      ctx.body = await handle(ctx);
+    });
+  };
+  post('/api/iam/register', (ctx) => service.register(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/authenticate', (ctx) => service.authenticate(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/refresh-tokens', (ctx) => service.refresh(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/initiate/forgot-password', (ctx) => service.initiateForgotPassword(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/confirm/forgot-password', (ctx) => service.confirmForgotPassword(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/change-password', async (ctx) => service.changePassword((await bearer(ctx, auth)).actor, bodyOf(ctx)));
+  post('/api/iam/logout', (ctx) => service.logout(bodyOf(ctx)));
+  post('/api/iam/otp/register/initiate', (ctx) => service.otpRegisterInitiate(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/otp/register/confirm', (ctx) => service.otpRegisterConfirm(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/otp/login/initiate', (ctx) => service.otpLoginInitiate(bodyOf(ctx), ctx.state.clientIp));
+  post('/api/iam/otp/login/confirm', (ctx) => service.otpLoginConfirm(bodyOf(ctx), ctx.state.clientIp));
+  router.get('/api/iam/me', async (c) => {
+    const ctx = c as unknown as Ctx;
+    const { actor, token } = await bearer(ctx, auth);
+    ctx.body = service.me(actor, token);
+  });
+}

@@ -1,0 +1,42 @@
+/** The identity plugin's parts, wired once per set of dependencies (one server or CLI run). */
+import type { PluginDeps } from '../../plugin-api';
+import { IdentityAuthenticator } from './authenticate';
+import { IdentityAuthorizer } from './authorize';
+import { Codes } from './codes';
+import { type Delivery, delivery } from './delivery';
+import { Passwords } from './passwords';
+import { memoryCounters, RateLimiter, redisCounters } from './rate-limit';
+import { IdentityService } from './service';
+import { Sessions } from './sessions';
+import { IdentityStore } from './store';
+import { Tokens } from './tokens';
+
+export interface Runtime {
+  readonly store: IdentityStore;
+  readonly passwords: Passwords;
+  readonly sessions: Sessions;
+  readonly tokens: Tokens;
+  readonly authenticator: IdentityAuthenticator;
+  readonly authorizer: IdentityAuthorizer;
+  readonly service: IdentityService;
+  readonly delivery: Delivery;
+  readonly limiter: RateLimiter;
+}
+
+export function createRuntime(deps: PluginDeps): Runtime {
+  const { config, log } = deps;
+  const secret = config.iam.jwtSecret;
+  if (!secret) throw new Error('users-permissions: IAM_JWT_SECRET is not set');
+  const store = new IdentityStore(deps);
+  const passwords = new Passwords(config.iam.bcryptCost);
+  const sessions = new Sessions(store, config.iam);
+  const tokens = new Tokens(secret, config.iam.accessTokenTtlSeconds);
+  const authenticator = new IdentityAuthenticator(tokens, sessions, store);
+  const authorizer = new IdentityAuthorizer(store);
+  sessions.onRevoke = (ids, userId) => authenticator.forget(ids, userId);
+  const codes = new Codes(store, secret);
+  const mail = delivery(config.mail, log);
+  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters(), config.iam.rateLimit);
+  const service = new IdentityService({ config, log, store, sessions, tokens, passwords, codes, delivery: mail, limiter });
+  return { store, passwords, sessions, tokens, authenticator, authorizer, service, delivery: mail, limiter };
+}

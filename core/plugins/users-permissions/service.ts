@@ -1,0 +1,345 @@
+/** The identity flows of spec 4.1 and 4.2 (HTTP-free: bodies in, response objects out). */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../../../config/schema';
+import { BadRequestError, ConflictError, ForbiddenError, UnauthorizedError, ValidationError } from '../../errors/errors';
+import type { Actor } from '../../plugin-api';
+import type { Codes, Purpose } from './codes';
+import type { Delivery } from './delivery';
+import { type Body, bodyOf, FieldCheck } from './input';
+import { type Passwords, passwordProblems } from './passwords';
+import type { RateLimiter } from './rate-limit';
+import { ADMIN, AUTHENTICATED } from './seed';
+import type { Sessions } from './sessions';
+import type { IdentityStore, UserRow } from './store';
+import type { Tokens } from './tokens';
+import { type IdentifierType, inferType, normalize, normalizeMobile, type Source, SOURCES } from './util';
+
+export interface ServiceDeps {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly store: IdentityStore;
+  readonly sessions: Sessions;
+  readonly tokens: Tokens;
+  readonly passwords: Passwords;
+  readonly codes: Codes;
+  readonly delivery: Delivery;
+  readonly limiter: RateLimiter;
+}
+
+const SAME_ANSWER_LOGIN = 'If the account exists, a code has been sent.';
+const SAME_ANSWER_RESET = 'If the account exists, a reset token has been sent to its e-mail address.';
+const BAD_CODE = 'invalid or expired code';
+
+function minutes(seconds: number): string {
+  const m = Math.max(1, Math.round(seconds / 60));
+  return `${m} minute${m === 1 ? '' : 's'}`;
+}
+
+export class IdentityService {
+  constructor(private readonly d: ServiceDeps) {}
+
+  private get iam(): Config['iam'] {
+    return this.d.config.iam;
+  }
+
+  private checkPassword(check: FieldCheck, field: string, value: string | undefined): void {
+    if (value !== undefined) for (const p of passwordProblems(value)) check.fail(field, p);
+  }
+
+  /** Spec 2.6 (never the password or its hash). */
+  private async userView(u: UserRow): Promise<Record<string, unknown>> {
+    return { id: u.id, fullName: u.fullName, username: u.username, email: u.email, mobile: u.mobile, forcePasswordChange: u.forcePasswordChange, roles: await this.d.store.rolesOf(u.id), createdAt: u.createdAt, updatedAt: u.updatedAt };
+  }
+
+  private async pair(userId: number, provider: string): Promise<{ accessToken: string; refreshToken: string }> {
+    const s = await this.d.sessions.create(userId, provider);
+    return { accessToken: this.d.tokens.sign({ userId, sessionId: s.sessionId }), refreshToken: s.refreshToken };
+  }
+
+  /** Sends without letting the caller wait on (or learn from) the gateway. */
+  private sendLater(p: Promise<void>): void {
+    p.catch((err: unknown) => this.d.log.error({ err }, 'identity: delivery failed'));
+  }
+
+  private send(channel: Source, u: { email: string; mobile: string | null }, subject: string, text: string): Promise<void> {
+    if (channel === 'email') return this.d.delivery.mail(u.email, subject, text);
+    return this.d.delivery.sms(u.mobile ?? '', text);
+  }
+
+  /** `validationSources` may add to the configured sources, never remove (CONTRACT). */
+  private sources(check: FieldCheck, body: Body, configured: readonly Source[]): Source[] {
+    const asked = check.stringArray(body, 'validationSources') ?? [];
+    for (const s of asked) if (!SOURCES.includes(s as Source)) check.fail('validationSources', `"${s}" is not a validation source (email, mobile)`);
+    return SOURCES.filter((s) => configured.includes(s) || asked.includes(s));
+  }
+
+  private identifierType(check: FieldCheck, body: Body, identifier: string | undefined): IdentifierType {
+    const t = check.string(body, 'type', { max: 16 });
+    if (t !== undefined && t !== 'email' && t !== 'mobile' && t !== 'username') check.fail('type', 'must be email, mobile or username');
+    return (t as IdentifierType | undefined) ?? inferType(identifier ?? '');
+  }
+
+  private accountKey(type: IdentifierType, value: string): string {
+    return `${type}:${type === 'mobile' ? normalizeMobile(value) : normalize(value)}`;
+  }
+
+  // ---- 4.1 password flow ----
+
+  async register(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    if (!this.iam.allowPublicRegistration) throw new ForbiddenError('public registration is disabled');
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const email = check.email(body, 'email', true);
+    await this.d.limiter.check('register', ip, email ? normalize(email) : null);
+    const username = check.username(body, 'username', true);
+    const password = check.string(body, 'password', { required: true });
+    this.checkPassword(check, 'password', password);
+    const fullName = check.string(body, 'fullName', { max: 255 });
+    const mobile = check.mobile(body, 'mobile');
+    const asked = (check.stringArray(body, 'roles') ?? [AUTHENTICATED]).map(normalize);
+    check.done('invalid registration');
+    const allowed = new Set(this.iam.publicRegistrationRoles.map(normalize));
+    // Asking for admin in any spelling, or for a role not offered to the public, is refused outright.
+    const refused = asked.filter((r) => r === ADMIN || !allowed.has(r));
+    if (refused.length) throw new ForbiddenError(`a public registration cannot ask for role ${refused.join(', ')}`);
+    const roles = [...new Set(asked.length ? asked : [AUTHENTICATED])];
+    const known = await this.d.store.roleIds(roles);
+    const unknown = roles.filter((r) => !known.has(r));
+    if (unknown.length) throw new ValidationError('invalid registration', { roles: [`unknown role ${unknown.join(', ')}`] });
+    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, passwordHash: await this.d.passwords.hash(password as string), active: true, roles });
+    return this.userView((await this.d.store.userById(id)) as UserRow);
+  }
+
+  async authenticate(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const email = check.string(body, 'email', { max: 255 });
+    const username = check.string(body, 'username', { max: 255 });
+    const password = check.string(body, 'password', { required: true, max: 1024 });
+    if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
+    check.done('invalid sign-in request');
+    const type: IdentifierType = email !== undefined ? 'email' : 'username';
+    const identifier = (email ?? username) as string;
+    await this.d.limiter.check('authenticate', ip, this.accountKey(type, identifier));
+    const user = await this.d.store.userBy(type, identifier);
+    // Unknown user and wrong password answer alike, after the same bcrypt work (dummy hash).
+    const ok = await this.d.passwords.verify(password as string, user?.passwordHash);
+    if (!user || !ok || !user.active) throw new UnauthorizedError('invalid credentials');
+    await this.d.store.updateUser(user.id, { last_login_provider: 'local' });
+    const pair = await this.pair(user.id, 'local');
+    return { data: { user: { email: user.email, username: user.username, roles: await this.d.store.rolesOf(user.id) }, ...pair } };
+  }
+
+  async refresh(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const token = check.string(body, 'refreshToken', { required: true, max: 200 });
+    check.done('invalid refresh request');
+    await this.d.limiter.check('refresh', ip, null);
+    const s = await this.d.sessions.refresh(token as string);
+    return { accessToken: this.d.tokens.sign({ userId: s.userId, sessionId: s.sessionId }), refreshToken: s.refreshToken };
+  }
+
+  async initiateForgotPassword(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const email = check.string(body, 'email', { max: 255 });
+    const username = check.string(body, 'username', { max: 255 });
+    if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
+    check.done('invalid request');
+    await this.d.limiter.check('forgot-password', ip, email !== undefined ? this.accountKey('email', email) : this.accountKey('username', username as string));
+    const byEmail = email !== undefined ? await this.d.store.userBy('email', email) : undefined;
+    const byName = username !== undefined ? await this.d.store.userBy('username', username) : undefined;
+    const user = email !== undefined && username !== undefined ? (byEmail && byName && byEmail.id === byName.id ? byEmail : undefined) : (byEmail ?? byName);
+    if (user && user.active) {
+      const ttl = this.iam.forgotPasswordExpirySeconds;
+      const token = await this.d.codes.issue(user.id, 'reset', 'email', randomBytes(8).toString('hex'), ttl);
+      this.sendLater(this.d.delivery.mail(user.email, 'Password reset', `Your password reset token is:\n\n${token}\n\nIt expires in ${minutes(ttl)}. If you did not ask for it, ignore this message.`));
+    }
+    // The same status and shape whether or not the account exists (no enumeration).
+    return { status: 'success', message: SAME_ANSWER_RESET, data: { user: { email: email ?? null, username: username ?? null } } };
+  }
+
+  async confirmForgotPassword(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const email = check.string(body, 'email', { max: 255 });
+    const username = check.string(body, 'username', { max: 255 });
+    const token = check.string(body, 'verificationToken', { required: true, max: 200 });
+    const password = check.string(body, 'password', { required: true });
+    this.checkPassword(check, 'password', password);
+    check.done('invalid password reset');
+    await this.d.limiter.check('forgot-password', ip, null);
+    const invalid = new BadRequestError('invalid or expired reset token', { errorCode: 'INVALID_RESET_TOKEN' });
+    const code = await this.d.codes.consumeToken('reset', token as string);
+    if (!code) throw invalid;
+    const user = await this.d.store.userById(code.userId);
+    if (!user || (email !== undefined && normalize(email) !== normalize(user.email)) || (username !== undefined && normalize(username) !== normalize(user.username))) throw invalid;
+    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false });
+    await this.d.codes.voidAll(user.id, 'reset');
+    await this.d.sessions.revokeAll(user.id, 'password-reset');
+    return { status: 'success', message: 'The password has been reset; sign in with the new password.', error: '', errorCode: '', data: {} };
+  }
+
+  async changePassword(actor: Actor, raw: unknown): Promise<Record<string, unknown>> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const id = body.id;
+    if (id !== undefined && id !== null && (typeof id !== 'number' || !Number.isSafeInteger(id))) check.fail('id', 'must be an integer');
+    const email = check.string(body, 'email', { max: 255 });
+    const current = check.string(body, 'currentPassword', { required: true, max: 1024 });
+    const next = check.string(body, 'newPassword', { required: true });
+    this.checkPassword(check, 'newPassword', next);
+    check.done('invalid password change');
+    // CONTRACT: always the bearer's own account; naming another one is refused.
+    if ((typeof id === 'number' && id !== actor.id) || (email !== undefined && normalize(email) !== normalize(actor.email))) {
+      throw new ForbiddenError('a password can only be changed for your own account');
+    }
+    await this.d.limiter.check('authenticate', `user:${actor.id}`, `user:${actor.id}`);
+    const user = await this.d.store.userById(actor.id);
+    if (!user) throw new UnauthorizedError('the account no longer exists');
+    if (!(await this.d.passwords.verify(current as string, user.passwordHash))) throw new ValidationError('invalid password change', { currentPassword: ['is not the current password'] });
+    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(next as string), force_password_change: false });
+    await this.d.sessions.revokeAll(user.id, 'password-change');
+    return { message: 'The password has been changed; every session has ended, sign in again.' };
+  }
+
+  me(actor: Actor, accessToken: string): Record<string, unknown> {
+    return { user: { email: actor.email, username: actor.username, roles: [...actor.roles] }, accessToken, refreshToken: null };
+  }
+
+  async logout(raw: unknown): Promise<Record<string, unknown>> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const token = check.string(body, 'refreshToken', { required: true, max: 200 });
+    const allDevices = check.boolean(body, 'allDevices') ?? false;
+    check.done('invalid logout request');
+    const s = await this.d.sessions.sessionOf(token as string);
+    if (allDevices) await this.d.sessions.revokeAll(s.userId, 'logout-all');
+    else await this.d.sessions.revoke([s.sessionId], 'logout');
+    return { message: allDevices ? 'Signed out on every device.' : 'Signed out.' };
+  }
+
+  // ---- 4.2 OTP flow ----
+
+  private requirePasswordLess(): void {
+    if (!this.iam.passwordLess) throw new ForbiddenError('passwordless registration and login are disabled');
+  }
+
+  private async issueAndSend(user: UserRow, purpose: Purpose, channels: readonly Source[], batch: string): Promise<Promise<void>[]> {
+    const ttl = this.iam.otpExpirySeconds;
+    const sends: Promise<void>[] = [];
+    for (const ch of channels) {
+      const code = await this.d.codes.issue(user.id, purpose, ch, batch, ttl);
+      const what = purpose === 'register' ? 'verification' : 'sign-in';
+      sends.push(this.send(ch, user, `Your ${what} code`, `Your ${what} code is ${code}. It expires in ${minutes(ttl)}.`));
+    }
+    return sends;
+  }
+
+  /**
+   * A source is proven. The first proof of a source voids any password or session set before it
+   * (someone else may have registered the address), then the account activates once nothing is pending.
+   */
+  private async verified(user: UserRow, channel: Source): Promise<{ active: boolean }> {
+    const before = channel === 'email' ? user.emailVerified : user.mobileVerified;
+    const pending = (user.pendingVerification ?? '').split(',').filter((s) => s !== '' && s !== channel);
+    const changes: Record<string, unknown> = { [channel === 'email' ? 'email_verified' : 'mobile_verified']: true, pending_verification: pending.length ? pending.join(',') : null };
+    if (!before) {
+      changes.password = null;
+      await this.d.sessions.revokeAll(user.id, 'first-verified-proof');
+    }
+    const active = user.pendingVerification !== null ? pending.length === 0 : user.active;
+    if (user.pendingVerification !== null && pending.length === 0) changes.active = true;
+    await this.d.store.updateUser(user.id, changes);
+    return { active };
+  }
+
+  async otpRegisterInitiate(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    this.requirePasswordLess();
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const email = check.email(body, 'email', true);
+    await this.d.limiter.check('otp', ip, email ? this.accountKey('email', email) : null);
+    const username = check.username(body, 'username', true);
+    const fullName = check.string(body, 'fullName', { max: 255 });
+    const sources = this.sources(check, body, this.iam.registrationValidateWhat);
+    const mobile = check.mobile(body, 'mobile', sources.includes('mobile'));
+    const payload = body.customPayload;
+    if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) check.fail('customPayload', 'must be an object');
+    check.done('invalid registration');
+    // A pending (never verified) registration holding these identifiers is replaced; an account in use is a conflict.
+    const holders: [string, UserRow | undefined][] = [
+      ['email', await this.d.store.userBy('email', email as string)],
+      ['username', await this.d.store.userBy('username', username as string)],
+      ['mobile', mobile ? await this.d.store.userBy('mobile', mobile) : undefined],
+    ];
+    const inUse = holders.filter(([, h]) => h && h.pendingVerification === null).map(([f]) => f);
+    if (inUse.length) throw new ConflictError(`${inUse.join(', ')} already taken`, { fields: Object.fromEntries(inUse.map((f) => [f, ['is already taken']])) });
+    for (const [, h] of holders) if (h) await this.d.store.db(this.d.store.users).where('id', h.id).whereNotNull('pending_verification').del();
+    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(',') });
+    const user = (await this.d.store.userById(id)) as UserRow;
+    await Promise.all(await this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+    return { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
+  }
+
+  private async confirmTarget(raw: unknown): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const identifier = check.string(body, 'identifier', { required: true, max: 255 });
+    const type = this.identifierType(check, body, identifier);
+    const otp = check.string(body, 'otp', { required: true, max: 16 });
+    check.done('invalid confirmation');
+    if (!/^\d{6}$/.test(otp as string)) throw new UnauthorizedError(BAD_CODE);
+    const user = await this.d.store.userBy(type, identifier as string);
+    return { user, channel: type === 'username' ? null : type, otp: otp as string };
+  }
+
+  async otpRegisterConfirm(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    this.requirePasswordLess();
+    const body = bodyOf(raw);
+    await this.d.limiter.check('otp', ip, typeof body.identifier === 'string' ? normalize(body.identifier) : null);
+    const { user, channel, otp } = await this.confirmTarget(body);
+    const code = user ? await this.d.codes.consume(user.id, 'register', channel, otp) : null;
+    if (!user || !code) throw new UnauthorizedError(BAD_CODE);
+    const { active } = await this.verified(user, code.channel);
+    return { active, message: `Your ${code.channel === 'email' ? 'e-mail address' : 'mobile number'} has been verified.` };
+  }
+
+  async otpLoginInitiate(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    this.requirePasswordLess();
+    const body = bodyOf(raw);
+    const check = new FieldCheck();
+    const identifier = check.string(body, 'identifier', { required: true, max: 255 });
+    const type = this.identifierType(check, body, identifier);
+    const sources = this.sources(check, body, this.iam.loginValidateWhat);
+    check.done('invalid sign-in request');
+    await this.d.limiter.check('otp', ip, this.accountKey(type, identifier as string));
+    const user = await this.d.store.userBy(type, identifier as string);
+    if (user && user.active) {
+      const reachable = sources.filter((s) => (s === 'email' ? user.email : user.mobile));
+      if (reachable.length === sources.length) {
+        for (const p of await this.issueAndSend(user, 'login', sources, randomBytes(8).toString('hex'))) this.sendLater(p);
+      }
+    }
+    // The same answer whether or not the account exists.
+    return { message: SAME_ANSWER_LOGIN };
+  }
+
+  async otpLoginConfirm(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+    this.requirePasswordLess();
+    const body = bodyOf(raw);
+    await this.d.limiter.check('otp', ip, typeof body.identifier === 'string' ? normalize(body.identifier) : null);
+    const { user, channel, otp } = await this.confirmTarget(body);
+    const code = user ? await this.d.codes.consume(user.id, 'login', channel, otp) : null;
+    if (!user || !code || !user.active) throw new UnauthorizedError(BAD_CODE);
+    await this.verified(user, code.channel);
+    const open = await this.d.codes.openInBatch(code.batch);
+    if (open.length > 0) return { accessToken: null, refreshToken: null, message: `Confirm the code sent to your ${open.join(' and ')} too.`, pending: open };
+    await this.d.store.updateUser(user.id, { last_login_provider: 'otp' });
+    const pair = await this.pair(user.id, 'otp');
+    const fresh = (await this.d.store.userById(user.id)) as UserRow;
+    return { ...pair, user: { id: fresh.id, username: fresh.username, email: fresh.email, mobile: fresh.mobile, lastLoginProvider: 'otp', roles: await this.d.store.rolesOf(fresh.id) } };
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Sessions and their refresh tokens. Refresh tokens are opaque, stored as SHA-256 hashes, single use:
+ * a spent token presented within IAM_REFRESH_REUSE_INTERVAL gets a fresh pair of the same session,
+ * later it revokes the whole session (reuse detection). Revoking a session ends its access tokens too.
+ */
+import type { Knex } from 'knex';
+import { UnauthorizedError } from '../../errors/errors';
+import type { IamConfig } from '../../../config/schema';
+import type { IdentityStore } from './store';
+import { later, nowIso, randomSecret, sha256, timeOf } from './util';
+
+export interface IssuedSession {
+  readonly sessionId: number;
+  readonly userId: number;
+  readonly refreshToken: string;
+}
+
+interface RefreshRow {
+  id: number;
+  session_id: number;
+  expires_at: unknown;
+  spent_at: unknown;
+}
+
+interface SessionRow {
+  id: number;
+  user_id: number;
+  revoked_at: unknown;
+  expires_at: unknown;
+}
+
+const idOf = (inserted: unknown): number => {
+  const first = (inserted as ({ id: number } | number)[])[0];
+  return typeof first === 'object' ? Number(first.id) : Number(first);
+};
+
+export class Sessions {
+  /** Called with the ended session ids (the authenticator drops them from its cache). */
+  onRevoke: (sessionIds: readonly number[], userId: number | null) => void = () => undefined;
+
+  constructor(private readonly store: IdentityStore, private readonly iam: IamConfig) {}
+
+  private get db(): Knex {
+    return this.store.db;
+  }
+
+  private async newRefresh(db: Knex | Knex.Transaction, sessionId: number): Promise<string> {
+    const token = randomSecret();
+    const now = nowIso();
+    await db(this.store.refreshTokens).insert({ created_at: now, updated_at: now, session_id: sessionId, token_hash: sha256(token), expires_at: later(this.iam.refreshTokenTtlSeconds) });
+    await db(this.store.sessions).where('id', sessionId).update({ expires_at: later(this.iam.refreshTokenTtlSeconds), updated_at: now });
+    return token;
+  }
+
+  async create(userId: number, provider: string): Promise<IssuedSession> {
+    return this.db.transaction(async (trx) => {
+      const now = nowIso();
+      const sessionId = idOf(await trx(this.store.sessions).insert({ created_at: now, updated_at: now, user_id: userId, provider, expires_at: later(this.iam.refreshTokenTtlSeconds) }).returning('id'));
+      return { sessionId, userId, refreshToken: await this.newRefresh(trx, sessionId) };
+    });
+  }
+
+  /** The live session a refresh token belongs to (spent or not), or null. */
+  private async lookup(token: string): Promise<{ refresh: RefreshRow; session: SessionRow } | null> {
+    if (typeof token !== 'string' || token.length < 20 || token.length > 200) return null;
+    const refresh = (await this.db(this.store.refreshTokens).where('token_hash', sha256(token)).first()) as RefreshRow | undefined;
+    if (!refresh) return null;
+    const session = (await this.db(this.store.sessions).where('id', refresh.session_id).first()) as SessionRow | undefined;
+    if (!session) return null;
+    return { refresh, session };
+  }
+
+  /** Rotation: a fresh pair of the same session, or 401. */
+  async refresh(token: string): Promise<IssuedSession> {
+    const found = await this.lookup(token);
+    const invalid = new UnauthorizedError('invalid or expired refresh token');
+    if (!found || found.session.revoked_at !== null) throw invalid;
+    const { refresh, session } = found;
+    if (timeOf(refresh.expires_at) <= Date.now()) throw invalid;
+    const sessionId = Number(session.id);
+    const userId = Number(session.user_id);
+    // Spend it atomically: of two parallel refreshes exactly one spends, the other is a reuse.
+    const spent = await this.db(this.store.refreshTokens).where('id', refresh.id).whereNull('spent_at').update({ spent_at: nowIso(), updated_at: nowIso() });
+    if (spent === 0) {
+      const row = (await this.db(this.store.refreshTokens).where('id', refresh.id).first()) as RefreshRow;
+      const age = Date.now() - timeOf(row.spent_at);
+      if (age > this.iam.refreshReuseIntervalSeconds * 1000) {
+        await this.revoke([sessionId], 'refresh-token-reuse');
+        throw new UnauthorizedError('refresh token reuse detected; the session has ended');
+      }
+    }
+    return { sessionId, userId, refreshToken: await this.newRefresh(this.db, sessionId) };
+  }
+
+  /** The session a refresh token names (for logout), or 401. */
+  async sessionOf(token: string): Promise<{ sessionId: number; userId: number }> {
+    const found = await this.lookup(token);
+    if (!found || found.session.revoked_at !== null) throw new UnauthorizedError('invalid or expired refresh token');
+    return { sessionId: Number(found.session.id), userId: Number(found.session.user_id) };
+  }
+
+  async revoke(sessionIds: readonly number[], reason: string): Promise<void> {
+    if (sessionIds.length === 0) return;
+    await this.db(this.store.sessions).whereIn('id', [...sessionIds]).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: reason, updated_at: nowIso() });
+    this.onRevoke(sessionIds, null);
+  }
+
+  /** Ends every session of a user (logout allDevices, password change, reset, first verified proof). */
+  async revokeAll(userId: number, reason: string, db: Knex | Knex.Transaction = this.db): Promise<void> {
+    await db(this.store.sessions).where('user_id', userId).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: reason, updated_at: nowIso() });
+    this.onRevoke([], userId);
+  }
+
+  /** Is the session live (not revoked)? Its user id, or null. */
+  async live(sessionId: number): Promise<number | null> {
+    const s = (await this.db(this.store.sessions).where('id', sessionId).first('user_id', 'revoked_at')) as { user_id: number; revoked_at: unknown } | undefined;
+    return s && s.revoked_at === null ? Number(s.user_id) : null;
+  }
+}

@@ -1,0 +1,199 @@
+/** Users, roles and permissions in the database (knex; tables and join tables read from the registry). */
+import type { Knex } from 'knex';
+import { ConflictError } from '../../errors/errors';
+import type { PluginDeps } from '../../plugin-api';
+import type { ContentType, JoinTable } from '../../registry/types';
+import { bool, type IdentifierType, normalize, normalizeMobile, nowIso } from './util';
+
+export type Db = Knex | Knex.Transaction;
+
+export interface UserRow {
+  readonly id: number;
+  readonly fullName: string | null;
+  readonly username: string;
+  readonly email: string;
+  readonly mobile: string | null;
+  readonly passwordHash: string | null;
+  readonly active: boolean;
+  readonly forcePasswordChange: boolean;
+  readonly lastLoginProvider: string | null;
+  readonly emailVerified: boolean;
+  readonly mobileVerified: boolean;
+  readonly pendingVerification: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface NewUser {
+  readonly fullName?: string | null;
+  readonly username: string;
+  readonly email: string;
+  readonly mobile?: string | null;
+  readonly passwordHash?: string | null;
+  readonly active: boolean;
+  readonly roles: readonly string[];
+  readonly pendingVerification?: string | null;
+}
+
+const KEY_FIELDS: Record<string, string> = { username_key: 'username', email_key: 'email', mobile_key: 'mobile', username: 'username', email: 'email', name: 'name', action: 'action' };
+
+function iso(v: unknown): string {
+  return v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
+}
+
+function model(deps: PluginDeps, name: string): ContentType {
+  const m = deps.registry.get(name);
+  if (!m) throw new Error(`users-permissions: model ${name} is not in the registry`);
+  return m;
+}
+
+function join(m: ContentType, attr: string): JoinTable {
+  const a = m.byName.get(attr);
+  if (!a || a.kind !== 'relation' || !a.joinTable) throw new Error(`users-permissions: ${m.name}.${attr} is not a many-to-many relation`);
+  return a.joinTable;
+}
+
+export class IdentityStore {
+  readonly users: string;
+  readonly roles: string;
+  readonly permissions: string;
+  readonly sessions: string;
+  readonly refreshTokens: string;
+  readonly codes: string;
+  readonly userRoles: JoinTable;
+  readonly rolePermissions: JoinTable;
+
+  constructor(readonly deps: PluginDeps) {
+    this.users = model(deps, 'user').table;
+    this.roles = model(deps, 'role').table;
+    this.permissions = model(deps, 'permission').table;
+    this.sessions = model(deps, 'session').table;
+    this.refreshTokens = model(deps, 'refresh-token').table;
+    this.codes = model(deps, 'one-time-code').table;
+    this.userRoles = join(model(deps, 'user'), 'roles');
+    this.rolePermissions = join(model(deps, 'role'), 'permissions');
+  }
+
+  get db(): Knex {
+    return this.deps.db;
+  }
+
+  /** A unique violation → 409 naming the field (also under races: the indexes decide). */
+  conflict(err: unknown): never {
+    const fault = this.deps.dialect.classifyError(err);
+    if (fault?.kind === 'unique') {
+      const fields = [...new Set(fault.columns.filter((c) => c !== 'deleted_tracker').map((c) => KEY_FIELDS[c] ?? c))];
+      const named = fields.length ? fields : ['record'];
+      throw new ConflictError(`${named.join(', ')} already taken`, { fields: Object.fromEntries(named.map((f) => [f, ['is already taken']])) });
+    }
+    throw err;
+  }
+
+  private toUser(r: Record<string, unknown>): UserRow {
+    return {
+      id: Number(r.id),
+      fullName: (r.full_name as string | null) ?? null,
+      username: String(r.username),
+      email: String(r.email),
+      mobile: (r.mobile as string | null) ?? null,
+      passwordHash: (r.password as string | null) ?? null,
+      active: bool(r.active),
+      forcePasswordChange: bool(r.force_password_change),
+      lastLoginProvider: (r.last_login_provider as string | null) ?? null,
+      emailVerified: bool(r.email_verified),
+      mobileVerified: bool(r.mobile_verified),
+      pendingVerification: (r.pending_verification as string | null) ?? null,
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
+    };
+  }
+
+  async userById(id: number, db: Db = this.db): Promise<UserRow | undefined> {
+    const r = (await db(this.users).where('id', id).first()) as Record<string, unknown> | undefined;
+    return r ? this.toUser(r) : undefined;
+  }
+
+  /** Case-insensitive lookup; also finds users written through /api/user (whose key columns may be empty). */
+  async userBy(type: IdentifierType, value: string, db: Db = this.db): Promise<UserRow | undefined> {
+    const v = type === 'mobile' ? normalizeMobile(value) : normalize(value);
+    if (v === '') return undefined;
+    const r = (await db(this.users)
+      .where((q) => {
+        if (type === 'mobile') q.where('mobile_key', v).orWhere('mobile', v);
+        else q.where(`${type}_key`, v).orWhereRaw('lower(??) = ?', [type, v]);
+      })
+      .orderBy('id')
+      .first()) as Record<string, unknown> | undefined;
+    return r ? this.toUser(r) : undefined;
+  }
+
+  async rolesOf(userId: number, db: Db = this.db): Promise<string[]> {
+    const { table, ownerColumn, targetColumn } = this.userRoles;
+    const rows = (await db(table).join(this.roles, `${this.roles}.id`, `${table}.${targetColumn}`).where(`${table}.${ownerColumn}`, userId).orderBy(`${this.roles}.name`).select(`${this.roles}.name as name`)) as { name: string }[];
+    return rows.map((r) => r.name);
+  }
+
+  async roleIds(names: readonly string[], db: Db = this.db): Promise<Map<string, number>> {
+    if (names.length === 0) return new Map();
+    const rows = (await db(this.roles).whereIn('name', [...names]).select('id', 'name')) as { id: number; name: string }[];
+    return new Map(rows.map((r) => [r.name, Number(r.id)]));
+  }
+
+  /** Replaces the roles of a user; unknown role names → Error naming them. */
+  async setRoles(userId: number, names: readonly string[], db: Db = this.db): Promise<void> {
+    const ids = await this.roleIds(names, db);
+    const missing = names.filter((n) => !ids.has(n));
+    if (missing.length) throw new Error(`unknown role ${missing.join(', ')}`);
+    const { table, ownerColumn, targetColumn } = this.userRoles;
+    await db(table).where(ownerColumn, userId).del();
+    if (ids.size) await db(table).insert([...ids.values()].map((r) => ({ [ownerColumn]: userId, [targetColumn]: r })));
+  }
+
+  async createUser(u: NewUser, db: Db = this.db): Promise<number> {
+    const now = nowIso();
+    const row = {
+      created_at: now,
+      updated_at: now,
+      full_name: u.fullName ?? null,
+      username: u.username,
+      email: u.email,
+      mobile: u.mobile ?? null,
+      password: u.passwordHash ?? null,
+      active: u.active,
+      force_password_change: false,
+      email_verified: false,
+      mobile_verified: false,
+      username_key: normalize(u.username),
+      email_key: normalize(u.email),
+      mobile_key: u.mobile ? normalizeMobile(u.mobile) : null,
+      pending_verification: u.pendingVerification ?? null,
+    };
+    const run = async (trx: Knex.Transaction): Promise<number> => {
+      const [inserted] = (await trx(this.users).insert(row).returning('id')) as ({ id: number } | number)[];
+      const id = typeof inserted === 'object' ? Number(inserted.id) : Number(inserted);
+      await this.setRoles(id, u.roles, trx);
+      return id;
+    };
+    try {
+      return await (db.isTransaction ? run(db as Knex.Transaction) : this.db.transaction(run));
+    } catch (e) {
+      return this.conflict(e);
+    }
+  }
+
+  async updateUser(id: number, changes: Record<string, unknown>, db: Db = this.db): Promise<void> {
+    await db(this.users).where('id', id).update({ ...changes, updated_at: nowIso() });
+  }
+
+  /** `<model>.<action>` names granted to the given roles. */
+  async permissionsOf(roleNames: readonly string[]): Promise<Set<string>> {
+    if (roleNames.length === 0) return new Set();
+    const { table, ownerColumn, targetColumn } = this.rolePermissions;
+    const rows = (await this.db(table)
+      .join(this.roles, `${this.roles}.id`, `${table}.${ownerColumn}`)
+      .join(this.permissions, `${this.permissions}.id`, `${table}.${targetColumn}`)
+      .whereIn(`${this.roles}.name`, [...roleNames])
+      .select(`${this.permissions}.action as action`)) as { action: string }[];
+    return new Set(rows.map((r) => r.action));
+  }
+}
