@@ -13,15 +13,50 @@ import { prepareSchema } from '../../database/migrate';
 import type { TestDialect } from './dialects';
 import { client, type Client } from './http';
 import { RESPONSE_CHECK_ON, validatingFetch, validatorFor } from './openapi-validator';
+import { Passwords } from '../../core/plugins/users-permissions/passwords';
+import { IdentityStore } from '../../core/plugins/users-permissions/store';
 import { createTestDatabase, type TestDatabase } from './test-db';
 
 export const ROOT = findRootDir(__dirname);
 export const FIXTURE_MODELS = join(ROOT, 'tests', 'fixtures', 'content-types');
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
+/** The admin every test app starts with (seeded once per database). */
+export const TEST_ADMIN = { username: 'admin', email: 'admin@example.test', password: 'admin-password-1', fullName: 'Test Admin' } as const;
+
+export interface TestUser {
+  readonly id: number;
+  readonly username: string;
+  readonly email: string;
+  readonly password: string;
+  readonly roles: readonly string[];
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** A client carrying this user's access token. */
+  readonly http: Client;
+}
+
+export interface NewTestUser {
+  readonly roles?: readonly string[];
+  readonly username?: string;
+  readonly email?: string;
+  readonly password?: string;
+  readonly fullName?: string;
+  readonly mobile?: string;
+}
+
 export interface TestApp {
   readonly url: string;
+  /** A client carrying the seeded admin's access token (a plain client when no identity plugin runs). */
   readonly http: Client;
+  /** A client without a token. */
+  readonly anon: Client;
+  /** The seeded admin (null without the identity plugin). */
+  readonly admin: TestUser | null;
+  /** Creates an active user with the given roles (default: authenticated) and signs it in. */
+  createUser(u?: NewTestUser): Promise<TestUser>;
+  /** Signs in by username (or e-mail) and password. */
+  signIn(username: string, password: string): Promise<TestUser>;
   readonly deps: Booted;
   readonly env: Record<string, string>;
   /** The OpenAPI document the server serves at /docs/openapi.json. */
@@ -50,6 +85,9 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     LOG_LEVEL: 'silent',
     IAM_JWT_SECRET: TEST_JWT_SECRET,
     IAM_BCRYPT_COST: '4',
+    // Every test request comes from 127.0.0.1: limits are high here; rate-limit tests set their own.
+    IAM_RATE_LIMIT_PER_ACCOUNT: '100000',
+    IAM_RATE_LIMIT_PER_ADDRESS: '100000',
     DATA_DIR: join(database.dir, 'data'),
     MIGRATIONS_DIR: join(database.dir, 'migrations'),
     CONTENT_TYPES_DIR: opts.contentTypesDir ?? join(ROOT, 'content-types'),
@@ -73,9 +111,46 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
   const running = server;
   const document = (await (await fetch(`${url}/docs/openapi.json`)).json()) as Record<string, unknown>;
   const checked = (opts.checkResponses ?? RESPONSE_CHECK_ON) ? validatingFetch(validatorFor(document)) : fetch;
+  const anon = client(url, null, checked);
+  const identity = deps.registry.get('user') ? new IdentityStore(deps) : null;
+  const passwords = new Passwords(config.iam.bcryptCost);
+  let counter = 0;
+
+  const signIn = async (username: string, password: string): Promise<TestUser> => {
+    const res = await anon.post('/api/iam/authenticate', username.includes('@') ? { email: username, password } : { username, password });
+    if (res.status !== 200) throw new Error(`sign-in of ${username} answered ${res.status}: ${res.text}`);
+    const u = identity ? await identity.userBy(username.includes('@') ? 'email' : 'username', username) : undefined;
+    const { accessToken, refreshToken, user } = res.body.data;
+    return { id: u?.id ?? 0, username: user.username, email: user.email, password, roles: user.roles, accessToken, refreshToken, http: client(url, accessToken, checked) };
+  };
+  const createUser = async (n: NewTestUser = {}): Promise<TestUser> => {
+    if (!identity) throw new Error('createUser needs the identity plugin');
+    counter += 1;
+    const tag = `${Date.now().toString(36)}${counter}`;
+    const username = n.username ?? `user${tag}`;
+    const password = n.password ?? `password-${tag}`;
+    await identity.createUser({ username, email: n.email ?? `${username}@example.test`, fullName: n.fullName ?? `User ${tag}`, mobile: n.mobile ?? null, passwordHash: await passwords.hash(password), active: true, roles: n.roles ?? ['authenticated'] });
+    return signIn(username, password);
+  };
+
+  let admin: TestUser | null = null;
+  try {
+    if (identity) {
+      if (!(await identity.userBy('username', TEST_ADMIN.username))) await createUser({ ...TEST_ADMIN, roles: ['admin'] });
+      admin = await signIn(TEST_ADMIN.username, TEST_ADMIN.password);
+    }
+  } catch (e) {
+    await drain(running, () => deps.close(), deps.log);
+    await drop();
+    throw e;
+  }
   return {
     url,
-    http: client(url, null, checked),
+    http: admin ? admin.http : anon,
+    anon,
+    admin,
+    createUser,
+    signIn,
     deps,
     env,
     document,

@@ -30,8 +30,10 @@ for (const dialect of DIALECTS) {
         expect(r).to.include({ deletedAt: null, deletedTracker: 'not-deleted', publishedAt: null, localeName: null, defaultEntityLocaleId: null });
         expect(new Date(r.createdAt).toISOString()).to.equal(r.createdAt);
         expect(r.updatedAt).to.equal(r.createdAt);
-        expect(r).to.have.property('createdBy');
-        expect(r).to.have.property('updatedBy');
+        // spec 2.2: the caller's summaries (the seeded admin here)
+        const admin = app.admin!;
+        expect(r.createdBy).to.deep.equal({ id: admin.id, fullName: 'Test Admin', username: 'admin', email: 'admin@example.test' });
+        expect(r.updatedBy).to.deep.equal({ id: admin.id, fullName: 'Test Admin', email: 'admin@example.test', active: true });
         expect(r.institute).to.include({ id: instituteId, name: 'Springfield High', code: 'SPH' });
       });
 
@@ -179,7 +181,7 @@ for (const dialect of DIALECTS) {
         expect(res.body).to.include({ statusCode: 200, error: '' });
         expect(res.body.data).to.include({ feeType: 'Transport', latePaymentFees: 4, dueDate: '2026-01-01', instituteId });
         expect(res.body.data.updatedAt > created.updatedAt).to.equal(true);
-        expect(res.body.data).to.have.property('updatedBy');
+        expect(res.body.data.updatedBy).to.deep.equal({ id: app.admin!.id, fullName: 'Test Admin', email: 'admin@example.test', active: true });
       });
 
       it('PUT replaces the record: fields left out return to their default or null; it is idempotent', async () => {
