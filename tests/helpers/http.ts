@@ -21,6 +21,9 @@ export interface RequestOpts {
   readonly raw?: string | Uint8Array;
 }
 
+/** Called with every reply any client receives (the identity suite checks none leaks a secret). */
+export const replyObservers: ((r: Reply, method: string, path: string) => void)[] = [];
+
 /** `fetchImpl`: test-app.ts passes a fetch that checks every response against the OpenAPI document. */
 export function client(baseUrl: string, token: string | null = null, fetchImpl: typeof fetch = fetch): Client {
   const send = async (method: string, path: string, body: unknown, opts: RequestOpts = {}): Promise<Reply> => {
@@ -39,7 +42,9 @@ export function client(baseUrl: string, token: string | null = null, fetchImpl: 
     } catch {
       /* not JSON: keep the text */
     }
-    return { status: res.status, body: parsed, headers: res.headers, text };
+    const reply = { status: res.status, body: parsed, headers: res.headers, text };
+    for (const o of replyObservers) o(reply, method, path);
+    return reply;
   };
   return {
     get: (p, o) => send('GET', p, undefined, o),
