@@ -1,0 +1,196 @@
+/** Spec 4.2 OTP flow and CONTRACT Identity: codes by e-mail (SMTP) and SMS (HTTP gateway), expiry, tries, enumeration. */
+import { expect } from 'chai';
+import { DIALECTS } from '../../helpers/dialects';
+import { SecretWatch } from '../../helpers/no-secrets';
+import { MailSink, otpIn, resetTokenIn, SmsSink } from '../../helpers/sinks';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const dialect of DIALECTS) {
+  describe(`identity: OTP flow [${dialect}]`, () => {
+    let app: TestApp;
+    let mail: MailSink;
+    let sms: SmsSink;
+    const watch = new SecretWatch();
+    let n = 0;
+    const who = () => {
+      n += 1;
+      return { username: `otp${n}`, email: `otp${n}@example.test`, mobile: `+4917000000${String(n).padStart(2, '0')}` };
+    };
+    /** Registers and verifies by e-mail: an active passwordless account. */
+    const registered = async () => {
+      const u = who();
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', u)).status).to.equal(200);
+      const code = otpIn(await mail.next(u.email, since));
+      const res = await app.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: code });
+      expect(res.body.active).to.equal(true);
+      return u;
+    };
+
+    before(async () => {
+      watch.start();
+      mail = await new MailSink().start();
+      sms = await new SmsSink().start();
+      app = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: mail.url, SMS_WEBHOOK_URL: sms.url, IAM_ALLOW_PUBLIC_REGISTRATION: 'true' } });
+    });
+    after(async () => {
+      try {
+        await watch.checkStoredHashes(app.deps.db);
+      } finally {
+        watch.stop();
+        await app?.close();
+        await mail?.close();
+        await sms?.close();
+      }
+    });
+
+    it('register: initiate sends a 6-digit code; confirm activates the account; the code is single use', async () => {
+      const u = who();
+      const since = mail.count();
+      const res = await app.anon.post('/api/iam/otp/register/initiate', { ...u, customPayload: { roles: ['admin'], active: true } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.have.keys(['message']);
+      const code = otpIn(await mail.next(u.email, since));
+      expect(code).to.match(/^\d{6}$/);
+      // pending: cannot sign in yet
+      expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.email })).status).to.equal(200);
+      const ok = await app.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: code });
+      expect(ok.status).to.equal(200);
+      expect(ok.body.active).to.equal(true);
+      expect(ok.body.message).to.match(/e-mail/);
+      expect((await app.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: code })).status).to.equal(401);
+      const user = await app.http.get(`/api/user?filters[username][$eq]=${u.username}&populate[0]=roles`);
+      expect(user.body.records[0]).to.include({ active: true, emailVerified: true });
+      expect(user.body.records[0].roles.map((r: { name: string }) => r.name)).to.deep.equal(['authenticated']);
+    });
+
+    it('validationSources adds mobile (SMS gateway); the account is active only when both are verified', async () => {
+      const u = who();
+      const [m0, s0] = [mail.count(), sms.count()];
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...u, validationSources: ['mobile'] })).status).to.equal(200);
+      const emailCode = otpIn(await mail.next(u.email, m0));
+      const smsCode = otpIn(await sms.next(u.mobile, s0));
+      const first = await app.anon.post('/api/iam/otp/register/confirm', { type: 'mobile', identifier: u.mobile, otp: smsCode });
+      expect(first.body).to.include({ active: false });
+      const second = await app.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: emailCode });
+      expect(second.body).to.include({ active: true });
+    });
+
+    it('a request cannot remove the configured source; a bad source → 422; a mobile source needs a mobile', async () => {
+      const u = who();
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...u, validationSources: [] })).status).to.equal(200);
+      await mail.next(u.email, since);
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...who(), validationSources: ['pigeon'] })).status).to.equal(422);
+      const { mobile: _m, ...noMobile } = who();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...noMobile, validationSources: ['mobile'] })).status).to.equal(422);
+    });
+
+    it('registering identifiers an active account holds → 409; a pending registration can be started again', async () => {
+      const u = await registered();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...who(), email: u.email.toUpperCase() })).status).to.equal(409);
+      const p = who();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', p)).status).to.equal(200);
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', p)).status).to.equal(200);
+      const code = otpIn(await mail.next(p.email, since));
+      expect((await app.anon.post('/api/iam/otp/register/confirm', { identifier: p.email, otp: code })).body.active).to.equal(true);
+    });
+
+    it('login: initiate answers the same for unknown accounts; confirm answers tokens and the 2.7 user', async () => {
+      const u = await registered();
+      const since = mail.count();
+      const known = await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.username });
+      const unknown = await app.anon.post('/api/iam/otp/login/initiate', { identifier: 'nobody-at-all' });
+      const unknownMail = await app.anon.post('/api/iam/otp/login/initiate', { identifier: 'nobody@example.test', type: 'email' });
+      expect(known.status).to.equal(200);
+      expect(unknown.body).to.deep.equal(known.body);
+      expect(unknownMail.body).to.deep.equal(known.body);
+      const code = otpIn(await mail.next(u.email, since));
+      const res = await app.anon.post('/api/iam/otp/login/confirm', { type: 'username', identifier: u.username, otp: code });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.have.keys(['accessToken', 'refreshToken', 'user']);
+      expect(res.body.user).to.deep.include({ username: u.username, email: u.email, mobile: u.mobile, lastLoginProvider: 'otp', roles: ['authenticated'] });
+      expect(res.body.user.id).to.be.a('number');
+      expect((await app.anon.withToken(res.body.accessToken).get('/api/iam/me')).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { type: 'username', identifier: u.username, otp: code })).status).to.equal(401);
+    });
+
+    it('a code dies after 5 wrong tries, even the right one after that; unknown identifiers answer like wrong codes', async () => {
+      const u = await registered();
+      const since = mail.count();
+      await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.email });
+      const code = otpIn(await mail.next(u.email, since));
+      const wrong = code === '000000' ? '111111' : '000000';
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await app.anon.post('/api/iam/otp/login/confirm', { identifier: u.email, otp: wrong }));
+      expect(answers.map((a) => a.status)).to.deep.equal([401, 401, 401, 401, 401]);
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: u.email, otp: code })).status).to.equal(401);
+      const ghost = await app.anon.post('/api/iam/otp/login/confirm', { identifier: 'ghost@example.test', otp: wrong });
+      expect(ghost.body).to.deep.equal(answers[0].body);
+    });
+
+    it('parallel guesses gain nothing: attempts are counted before comparing', async () => {
+      const u = await registered();
+      const since = mail.count();
+      await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.email });
+      const code = otpIn(await mail.next(u.email, since));
+      const guesses = Array.from({ length: 20 }, (_, i) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0'));
+      await Promise.all(guesses.map((g) => app.anon.post('/api/iam/otp/login/confirm', { identifier: u.email, otp: g })));
+      const row = (await app.deps.db('one_time_codes').where('purpose', 'login').orderBy('id', 'desc').first('attempts')) as { attempts: number };
+      expect(Number(row.attempts)).to.equal(5);
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: u.email, otp: code })).status).to.equal(401);
+    });
+
+    it('the first verified proof voids a password and sessions someone else set before', async () => {
+      // Someone registers the address with a password, without proving it…
+      const squatter = { username: 'squatter', email: 'owner@example.test', password: 'squatter-pass-1', mobile: '+491710000999' };
+      watch.passwords.add(squatter.password);
+      expect((await app.anon.post('/api/iam/register', squatter)).status).to.equal(200);
+      const squat = await app.signIn(squatter.username, squatter.password);
+      // …then the owner proves the address by OTP login.
+      const since = mail.count();
+      await app.anon.post('/api/iam/otp/login/initiate', { identifier: squatter.email });
+      const code = otpIn(await mail.next(squatter.email, since));
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: squatter.email, otp: code })).status).to.equal(200);
+      expect((await squat.http.get('/api/iam/me')).status).to.equal(401);
+      expect((await app.anon.post('/api/iam/authenticate', { username: squatter.username, password: squatter.password })).status).to.equal(401);
+    });
+
+    it('OTP endpoints answer 403 while IAM_PASSWORD_LESS_REGISTRATION is off', async () => {
+      const off = await startTestApp(dialect);
+      try {
+        for (const p of ['register/initiate', 'register/confirm', 'login/initiate', 'login/confirm']) expect((await off.anon.post(`/api/iam/otp/${p}`, {})).status, p).to.equal(403);
+        expect((await off.anon.post('/api/iam/register', who())).status).to.equal(403);
+      } finally {
+        await off.close();
+      }
+    });
+
+    describe('expiry (short settings)', () => {
+      let short: TestApp;
+      before(async () => {
+        short = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: mail.url, IAM_OTP_EXPIRY: '1s', IAM_FORGOT_PASSWORD_EXPIRY: '1s', IAM_JWT_ACCESS_TOKEN_TTL: '1s', IAM_JWT_REFRESH_TOKEN_TTL: '1s' } });
+      });
+      after(async () => short?.close());
+
+      it('expired OTPs, reset tokens, access and refresh tokens are refused', async () => {
+        const u = who();
+        let since = mail.count();
+        await short.anon.post('/api/iam/otp/register/initiate', u);
+        const regCode = otpIn(await mail.next(u.email, since));
+        const user = await short.createUser();
+        since = mail.count();
+        await short.anon.post('/api/iam/initiate/forgot-password', { email: user.email });
+        const token = resetTokenIn(await mail.next(user.email, since));
+        await sleep(1300);
+        expect((await short.anon.post('/api/iam/otp/register/confirm', { identifier: u.email, otp: regCode })).status).to.equal(401);
+        expect((await short.anon.post('/api/iam/confirm/forgot-password', { email: user.email, verificationToken: token, password: 'too-late-pass-1' })).status).to.equal(400);
+        expect((await user.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await short.anon.post('/api/iam/refresh-tokens', { refreshToken: user.refreshToken })).status).to.equal(401);
+      });
+    });
+  });
+}
