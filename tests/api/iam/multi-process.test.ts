@@ -1,0 +1,90 @@
+/**
+ * CONTRACT: logout ends the session's access tokens; with several server processes sharing the database,
+ * within one second. One server runs in the test process, the other as a separate OS process.
+ */
+import { expect } from 'chai';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { DIALECTS } from '../../helpers/dialects';
+import { client, type Client } from '../../helpers/http';
+import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls until `probe` answers `status`; the milliseconds it took. */
+async function until(probe: () => Promise<number>, status: number, limitMs: number): Promise<number> {
+  const t = Date.now();
+  while (Date.now() - t < limitMs) {
+    if ((await probe()) === status) return Date.now() - t;
+    await sleep(25);
+  }
+  throw new Error(`not ${status} within ${limitMs} ms`);
+}
+
+for (const dialect of DIALECTS) {
+  describe(`identity: revocation across server processes [${dialect}]`, () => {
+    let a: TestApp;
+    let child: ChildProcess;
+    let b: Client;
+
+    before(async function () {
+      this.timeout(30_000);
+      a = await startTestApp(dialect);
+      const port = await freePort();
+      child = spawn(process.execPath, [join(ROOT, 'dist', 'core', 'main.js')], { env: { ...process.env, ...a.env, PORT: String(port), HOST: '127.0.0.1', AUTO_MIGRATE: 'false' }, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      b = client(`http://127.0.0.1:${port}`);
+      const t = Date.now();
+      for (;;) {
+        try {
+          if ((await b.get('/health/ready')).status === 200) break;
+        } catch {
+          /* not listening yet */
+        }
+        if (child.exitCode !== null || Date.now() - t > 20_000) throw new Error(`second server did not start: ${stderr}`);
+        await sleep(100);
+      }
+    });
+    after(async () => {
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await a?.close();
+    });
+
+    it('a token from one process works on the other; logout on A is refused on B within one second', async () => {
+      const u = await a.createUser();
+      const onB = b.withToken(u.accessToken);
+      expect((await onB.get('/api/iam/me')).status).to.equal(200);
+      expect((await onB.get('/api/institute')).status).to.equal(200); // B's cache now holds the session
+      expect((await a.anon.post('/api/iam/logout', { refreshToken: u.refreshToken })).status).to.equal(200);
+      const ms = await until(async () => (await onB.get('/api/institute')).status, 401, 1500);
+      expect(ms).to.be.below(1000);
+    });
+
+    it('logout allDevices on B ends the sessions A serves within one second; refresh on A is refused at once', async () => {
+      const u = await a.createUser();
+      const second = await a.signIn(u.username, u.password);
+      expect((await second.http.get('/api/iam/me')).status).to.equal(200);
+      expect((await b.post('/api/iam/logout', { refreshToken: u.refreshToken, allDevices: true })).status).to.equal(200);
+      const ms = await until(async () => (await second.http.get('/api/iam/me')).status, 401, 1500);
+      expect(ms).to.be.below(1000);
+      expect((await a.anon.post('/api/iam/refresh-tokens', { refreshToken: second.refreshToken })).status).to.equal(401);
+    });
+  });
+}

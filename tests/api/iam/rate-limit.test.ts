@@ -1,0 +1,54 @@
+/** CONTRACT: sign-in, OTP, reset and register are rate limited per client address and per account (429 + Retry-After). */
+import { expect } from 'chai';
+import { DIALECTS } from '../../helpers/dialects';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+const LIMITS = { IAM_RATE_LIMIT_PER_ACCOUNT: '3', IAM_RATE_LIMIT_PER_ADDRESS: '8', IAM_RATE_LIMIT_WINDOW: '2s', IAM_PASSWORD_LESS_REGISTRATION: 'true', IAM_ALLOW_PUBLIC_REGISTRATION: 'true' };
+
+for (const dialect of DIALECTS) {
+  for (const store of ['memory', 'redis'] as const) {
+    describe(`identity: rate limits, ${store} store [${dialect}]`, () => {
+      let app: TestApp;
+      const tag = `${store}${Date.now().toString(36)}${dialect}`;
+
+      before(async () => {
+        app = await startTestApp(dialect, { env: { ...LIMITS, ...(store === 'redis' ? { REDIS_URL: 'redis://127.0.0.1:6379' } : {}) } });
+      });
+      after(async () => app?.close());
+      // Each test starts in a fresh window.
+      beforeEach(async () => new Promise((r) => setTimeout(r, 2100)));
+
+      it('per account: the 4th sign-in attempt → 429 with Retry-After; case, spacing and extra fields make no fresh key', async () => {
+        const name = `victim${tag}`;
+        for (let i = 0; i < 3; i++) expect((await app.anon.post('/api/iam/authenticate', { username: name, password: 'wrong-password' })).status).to.equal(401);
+        const limited = await app.anon.post('/api/iam/authenticate', { username: name, password: 'wrong-password' });
+        expect(limited.status).to.equal(429);
+        expect(limited.body.error.name).to.equal('RateLimitedError');
+        const retry = Number(limited.headers.get('retry-after'));
+        expect(retry).to.be.within(1, 2);
+        expect((await app.anon.post('/api/iam/authenticate', { username: ` ${name.toUpperCase()} `, password: 'x', extra: Math.random() })).status).to.equal(429);
+        expect((await app.anon.post('/api/iam/authenticate', { username: name, password: 'wrong-password' }, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).to.equal(429);
+        await new Promise((r) => setTimeout(r, retry * 1000 + 100));
+        expect((await app.anon.post('/api/iam/authenticate', { username: name, password: 'wrong-password' })).status).to.equal(401);
+      });
+
+      it('per address: many accounts from one address → 429; a spoofed X-Forwarded-For makes no fresh key', async () => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 9; i++) {
+          statuses.push((await app.anon.post('/api/iam/initiate/forgot-password', { email: `a${i}${tag}@example.test` }, { headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status);
+        }
+        expect(statuses.slice(0, 8).every((s) => s === 200)).to.equal(true);
+        expect(statuses[8]).to.equal(429);
+      });
+
+      it('OTP and register endpoints are limited too', async () => {
+        const otp: number[] = [];
+        for (let i = 0; i < 4; i++) otp.push((await app.anon.post('/api/iam/otp/login/initiate', { identifier: `someone${tag}` })).status);
+        expect(otp).to.deep.equal([200, 200, 200, 429]);
+        const reg: number[] = [];
+        for (let i = 0; i < 4; i++) reg.push((await app.anon.post('/api/iam/register', { username: `r${i}${tag}`, email: `same${tag}@example.test`, password: 'short' })).status);
+        expect(reg).to.deep.equal([422, 422, 422, 429]);
+      });
+    });
+  }
+}
