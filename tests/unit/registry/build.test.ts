@@ -85,4 +85,11 @@ describe('registry: checked at boot', () => {
     expect(inverse && inverse.kind === 'relation' && inverse.joinTable).to.deep.equal({ table: 'fee_tags_links', ownerColumn: 'tag_id', targetColumn: 'fee_id' });
     expect(Object.isFrozen(reg.contentTypes)).to.equal(true);
   });
+
+  it('reads the model options internal and api (default: routes on, not internal)', () => {
+    const reg = buildRegistry(docs({ a: 'internal: true\napi: false\nattributes:\n  x: { type: string }\n', b: 'attributes:\n  x: { type: string }\n' }));
+    expect(reg.get('a')).to.include({ internal: true, api: false });
+    expect(reg.get('b')).to.include({ internal: false, api: true });
+    expect(failure({ a: 'api: "no"\nattributes:\n  x: { type: string }\n' })).to.contain('content-types/a.yaml: api: must be boolean');
+  });
 });
