@@ -41,6 +41,7 @@ export function usersPermissions(): Plugin {
       for (const r of runtimes.values()) {
         r.delivery.close();
         await r.limiter.close();
+        await r.bus?.close();
       }
       runtimes.clear();
     },

@@ -30,11 +30,12 @@ export function memoryCounters(): CounterStore {
   };
 }
 
-export function redisCounters(url: string): CounterStore {
+/** `namespace`: services sharing one database share counters; other deployments on the same Redis do not. */
+export function redisCounters(url: string, namespace: string): CounterStore {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
   return {
     async hit(key, windowMs) {
-      const k = `rl:${key}`;
+      const k = `ris:${namespace}:rl:${key}`;
       const res = await redis.multi().incr(k).pexpire(k, windowMs, 'NX').pttl(k).exec();
       const count = Number(res?.[0]?.[1] ?? 1);
       const ttl = Number(res?.[2]?.[1] ?? windowMs);

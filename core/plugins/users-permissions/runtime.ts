@@ -1,4 +1,5 @@
 /** The identity plugin's parts, wired once per set of dependencies (one server or CLI run). */
+import { createHash } from 'node:crypto';
 import type { PluginDeps } from '../../plugin-api';
 import { IdentityAuthenticator } from './authenticate';
 import { IdentityAuthorizer } from './authorize';
@@ -6,6 +7,7 @@ import { Codes } from './codes';
 import { type Delivery, delivery } from './delivery';
 import { Passwords } from './passwords';
 import { memoryCounters, RateLimiter, redisCounters } from './rate-limit';
+import { type RevocationBus, redisRevocationBus } from './revocation-bus';
 import { IdentityService } from './service';
 import { Sessions } from './sessions';
 import { IdentityStore } from './store';
@@ -21,6 +23,12 @@ export interface Runtime {
   readonly service: IdentityService;
   readonly delivery: Delivery;
   readonly limiter: RateLimiter;
+  readonly bus: RevocationBus | null;
+}
+
+/** Processes sharing a database form one deployment: they share Redis keys, other deployments do not. */
+function redisNamespace(deps: PluginDeps): string {
+  return createHash('sha256').update(JSON.stringify(deps.config.database)).digest('hex').slice(0, 12);
 }
 
 export function createRuntime(deps: PluginDeps): Runtime {
@@ -33,10 +41,15 @@ export function createRuntime(deps: PluginDeps): Runtime {
   const tokens = new Tokens(secret, config.iam.accessTokenTtlSeconds);
   const authenticator = new IdentityAuthenticator(tokens, sessions, store);
   const authorizer = new IdentityAuthorizer(store);
-  sessions.onRevoke = (ids, userId) => authenticator.forget(ids, userId);
+  const forget = (ids: readonly number[], userId: number | null): void => authenticator.forget(ids, userId);
+  const bus = config.redisUrl ? redisRevocationBus(config.redisUrl, redisNamespace(deps), forget, log) : null;
+  sessions.onRevoke = (ids, userId) => {
+    forget(ids, userId);
+    bus?.publish(ids, userId);
+  };
   const codes = new Codes(store, secret);
   const mail = delivery(config.mail, log);
-  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl) : memoryCounters(), config.iam.rateLimit);
+  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, redisNamespace(deps)) : memoryCounters(), config.iam.rateLimit);
   const service = new IdentityService({ config, log, store, sessions, tokens, passwords, codes, delivery: mail, limiter });
-  return { store, passwords, sessions, tokens, authenticator, authorizer, service, delivery: mail, limiter };
+  return { store, passwords, sessions, tokens, authenticator, authorizer, service, delivery: mail, limiter, bus };
 }
