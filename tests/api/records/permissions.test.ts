@@ -83,6 +83,18 @@ for (const dialect of DIALECTS) {
       expect((await app.http.get('/api/user?sort[0]=emailKey')).status).to.equal(400);
     });
 
+    it('an admin creates a user through /api/user: the password is hashed (> 72 bytes → 422) and signs in', async () => {
+      const long = await app.http.post('/api/user', { username: 'restuser', email: 'rest@example.test', password: 'x'.repeat(73) });
+      expect(long.status).to.equal(422);
+      expect(long.body.error.details.fields).to.have.property('password');
+      const roleId = (await app.http.get('/api/role?filters[name][$eq]=authenticated')).body.records[0].id;
+      const made = await app.http.post('/api/user', { username: 'RestUser', email: 'Rest@Example.test', password: 'rest-pass-123', roles: [roleId] });
+      expect(made.status).to.equal(200);
+      expect(made.body.data).to.not.have.property('password');
+      const signed = await app.signIn('restuser', 'rest-pass-123');
+      expect(signed.roles).to.deep.equal(['authenticated']);
+    });
+
     it('records created by a granted user carry that user in createdBy', async () => {
       const editor = await app.createUser({ roles: ['admin'], fullName: 'Eddie Editor' });
       const res = await editor.http.post('/api/institute', { name: 'Edited', code: 'EDT' });
