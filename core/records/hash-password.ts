@@ -1,8 +1,6 @@
 import bcrypt from 'bcryptjs';
 import { ValidationError } from '../errors/errors';
-
-/** bcrypt reads at most 72 bytes; a longer password is refused, never silently truncated (CONTRACT: Identity). */
-export const PASSWORD_MAX_BYTES = 72;
+import { PASSWORD_MAX_BYTES } from '../registry/types';
 
 /** `password` attributes are stored as bcrypt hashes (async: never blocks the event loop). */
 export function passwordHasher(cost: number): (plain: string) => Promise<string> {

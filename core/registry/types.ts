@@ -106,6 +106,9 @@ export interface Registry {
   get(name: string): ContentType | undefined;
 }
 
+/** bcrypt reads at most 72 bytes: a longer `password` value is refused, never truncated (CONTRACT: Identity). */
+export const PASSWORD_MAX_BYTES = 72;
+
 /** Columns every model's table has (spec 2.2). `type` drives query coercion and serialization. */
 export const SYSTEM_FIELDS = [
   { name: 'id', column: 'id', type: 'integer' },

@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
+import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
 import { AUTHENTICATED, seed } from './seed';
@@ -90,8 +91,8 @@ export async function importUsers(rt: Runtime, file: string, opts: { progress: b
     const password = typeof r.password === 'string' ? r.password : '';
     const roles = Array.isArray(r.roles) ? (r.roles as unknown[]).map(String) : list(str('roles'));
     const problems: string[] = [];
-    if (!/^[A-Za-z0-9._-]{2,255}$/.test(username)) problems.push('username is missing or invalid');
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) problems.push('email is missing or invalid');
+    if (!USERNAME_PATTERN.test(username)) problems.push('username is missing or invalid');
+    if (!EMAIL_PATTERN.test(email)) problems.push('email is missing or invalid');
     problems.push(...passwordProblems(password).map((p) => `password ${p}`));
     for (const key of [`u:${normalize(username)}`, `e:${normalize(email)}`]) {
       if (seen.has(key)) problems.push(`${key.startsWith('u') ? 'username' : 'email'} appears twice in the file`);
@@ -195,7 +196,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       try {
         await rt.store.db(rt.store.roles).insert({ created_at: now, updated_at: now, name: o.name.trim(), description: o.description });
       } catch (e) {
-        fail(describe(catchConflict(rt, e)));
+        fail(describe(rt.store.asConflict(e)));
       }
       console.log(`created role ${o.name.trim()}`);
     });
@@ -217,12 +218,4 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
   };
   program.command('role:grant').description('grant a permission to a role').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(false));
   program.command('role:revoke').description('revoke a permission from a role').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(true));
-}
-
-function catchConflict(rt: Runtime, e: unknown): unknown {
-  try {
-    rt.store.conflict(e);
-  } catch (err) {
-    return err;
-  }
 }

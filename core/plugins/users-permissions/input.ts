@@ -3,6 +3,9 @@ import { BadRequestError, ValidationError } from '../../errors/errors';
 
 export type Body = Record<string, unknown>;
 
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{2,255}$/;
+
 export function bodyOf(raw: unknown): Body {
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new BadRequestError('the body must be a JSON object');
@@ -34,7 +37,7 @@ export class FieldCheck {
 
   email(body: Body, field: string, required = false): string | undefined {
     const v = this.string(body, field, { required, max: 255 });
-    if (v !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim())) this.fail(field, 'must be an e-mail address');
+    if (v !== undefined && !EMAIL_PATTERN.test(v.trim())) this.fail(field, 'must be an e-mail address');
     return v?.trim();
   }
 
@@ -46,7 +49,7 @@ export class FieldCheck {
 
   username(body: Body, field: string, required = false): string | undefined {
     const v = this.string(body, field, { required, max: 255 });
-    if (v !== undefined && !/^[A-Za-z0-9._-]{2,255}$/.test(v.trim())) this.fail(field, 'must be 2 or more letters, digits, ".", "_" or "-"');
+    if (v !== undefined && !USERNAME_PATTERN.test(v.trim())) this.fail(field, 'must be 2 or more letters, digits, ".", "_" or "-"');
     return v?.trim();
   }
 

@@ -1,9 +1,8 @@
 /** Password policy and bcrypt (async; cost from IAM_BCRYPT_COST). */
 import bcrypt from 'bcryptjs';
+import { PASSWORD_MAX_BYTES } from '../../registry/types';
 
 export const PASSWORD_MIN_CHARS = 8;
-/** bcrypt reads 72 bytes; longer is refused, never truncated (CONTRACT: Identity). */
-export const PASSWORD_MAX_BYTES = 72;
 
 /** The problems of a candidate password (empty: acceptable). */
 export function passwordProblems(p: string): string[] {

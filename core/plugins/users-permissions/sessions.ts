@@ -106,8 +106,8 @@ export class Sessions {
   }
 
   /** Ends every session of a user (logout allDevices, password change, reset, first verified proof). */
-  async revokeAll(userId: number, reason: string, db: Knex | Knex.Transaction = this.db): Promise<void> {
-    await db(this.store.sessions).where('user_id', userId).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: reason, updated_at: nowIso() });
+  async revokeAll(userId: number, reason: string): Promise<void> {
+    await this.db(this.store.sessions).where('user_id', userId).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: reason, updated_at: nowIso() });
     this.onRevoke([], userId);
   }
 

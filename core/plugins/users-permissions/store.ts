@@ -78,15 +78,15 @@ export class IdentityStore {
     return this.deps.db;
   }
 
-  /** A unique violation → 409 naming the field (also under races: the indexes decide). */
-  conflict(err: unknown): never {
+  /** A unique violation → 409 naming the field (also under races: the indexes decide); anything else unchanged. */
+  asConflict(err: unknown): unknown {
     const fault = this.deps.dialect.classifyError(err);
     if (fault?.kind === 'unique') {
       const fields = [...new Set(fault.columns.filter((c) => c !== 'deleted_tracker').map((c) => KEY_FIELDS[c] ?? c))];
       const named = fields.length ? fields : ['record'];
-      throw new ConflictError(`${named.join(', ')} already taken`, { fields: Object.fromEntries(named.map((f) => [f, ['is already taken']])) });
+      return new ConflictError(`${named.join(', ')} already taken`, { fields: Object.fromEntries(named.map((f) => [f, ['is already taken']])) });
     }
-    throw err;
+    return err;
   }
 
   private toUser(r: Record<string, unknown>): UserRow {
@@ -177,7 +177,7 @@ export class IdentityStore {
     try {
       return await (db.isTransaction ? run(db as Knex.Transaction) : this.db.transaction(run));
     } catch (e) {
-      return this.conflict(e);
+      throw this.asConflict(e);
     }
   }
 
