@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Plugin, PluginDeps } from '../../plugin-api';
 import { registerIdentityCli } from './cli';
+import { identityOpenApi } from './openapi';
 import { identityRoutes } from './routes';
 import { createRuntime, type Runtime } from './runtime';
 import { seed } from './seed';
@@ -36,6 +37,7 @@ export function usersPermissions(): Plugin {
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,
     bootstrap: async (deps) => seed(runtime(deps).store),
+    openapi: identityOpenApi,
     cli: (program, deps) => registerIdentityCli(program, async () => runtime(await deps())),
     async close() {
       for (const r of runtimes.values()) {

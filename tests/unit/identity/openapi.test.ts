@@ -1,0 +1,15 @@
+/** The identity plugin documents every /api/iam route it serves. */
+import { expect } from 'chai';
+import { identityOpenApi } from '../../../core/plugins/users-permissions/openapi';
+
+describe('identity: OpenAPI fragment', () => {
+  it('has every endpoint of spec 4.1 and 4.2, bearer ones marked', () => {
+    const paths = identityOpenApi().paths as Record<string, Record<string, { security?: unknown }>>;
+    expect(Object.keys(paths).sort()).to.deep.equal(
+      ['register', 'authenticate', 'refresh-tokens', 'initiate/forgot-password', 'confirm/forgot-password', 'change-password', 'me', 'logout', 'otp/register/initiate', 'otp/register/confirm', 'otp/login/initiate', 'otp/login/confirm'].map((p) => `/api/iam/${p}`).sort(),
+    );
+    expect(paths['/api/iam/me'].get.security).to.deep.equal([{ bearerAuth: [] }]);
+    expect(paths['/api/iam/change-password'].post.security).to.deep.equal([{ bearerAuth: [] }]);
+    expect(paths['/api/iam/authenticate'].post.security).to.equal(undefined);
+  });
+});
