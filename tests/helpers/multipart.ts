@@ -16,12 +16,12 @@ export interface MultipartReply<T = any> {
   readonly headers: Headers;
 }
 
-/** Sends `fields` (each a JSON value, stringified) and `files` as multipart/form-data; `fetchImpl`: e.g. a TestApp's checking fetch. */
-export async function sendForm<T = any>(url: string, method: string, fields: Record<string, unknown>, files: readonly FilePart[], fetchImpl: typeof fetch = fetch): Promise<MultipartReply<T>> {
+/** Sends `fields` (each a JSON value, stringified) and `files` as multipart/form-data; `fetchImpl`: e.g. a TestApp's checking fetch; `token` as a bearer. */
+export async function sendForm<T = any>(url: string, method: string, fields: Record<string, unknown>, files: readonly FilePart[], fetchImpl: typeof fetch = fetch, token: string | null = null): Promise<MultipartReply<T>> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
   for (const f of files) form.append(f.part, new Blob([f.bytes], { type: f.type }), f.name);
-  const res = await fetchImpl(url, { method, body: form });
+  const res = await fetchImpl(url, { method, body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await res.text();
   let body: unknown = text;
   try {

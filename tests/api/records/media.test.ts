@@ -19,7 +19,8 @@ for (const dialect of DIALECTS) {
 
     const url = (p: string): string => app.url + p;
     // multipart answers are checked against the OpenAPI document too
-    const send: typeof sendForm = (u, method, fields, files) => sendForm(u, method, fields, files, app.fetch);
+    // …and carry the seeded admin's token: record writes need one once the identity plugin runs
+    const send: typeof sendForm = (u, method, fields, files) => sendForm(u, method, fields, files, app.fetch, app.admin?.accessToken ?? null);
     const stored = (): string[] => filesUnder(uploads);
     const mediaRows = async (): Promise<number> => Number(((await app.deps.db('media_files').count({ n: '*' })) as { n: number | string }[])[0].n);
     const fetchBytes = async (u: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: Buffer; headers: Headers }> => {
