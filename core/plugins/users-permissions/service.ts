@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../../config/schema';
-import { BadRequestError, ConflictError, ForbiddenError, UnauthorizedError, ValidationError } from '../../errors/errors';
+import { BadRequestError, ConflictError, ForbiddenError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../errors/errors';
 import type { Actor } from '../../plugin-api';
 import type { Codes, Purpose } from './codes';
 import type { Delivery } from './delivery';
@@ -280,7 +280,12 @@ export class IdentityService {
     for (const [, h] of holders) if (h) await this.d.store.db(this.d.store.users).where('id', h.id).whereNotNull('pending_verification').del();
     const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(',') });
     const user = (await this.d.store.userById(id)) as UserRow;
-    await Promise.all(await this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+    try {
+      await Promise.all(await this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+    } catch (err) {
+      this.d.log.error({ err }, 'identity: delivery failed');
+      throw new ServiceUnavailableError('the verification code could not be sent; try again shortly');
+    }
     return { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
   }
 

@@ -159,6 +159,17 @@ for (const dialect of DIALECTS) {
       expect((await app.anon.post('/api/iam/authenticate', { username: squatter.username, password: squatter.password })).status).to.equal(401);
     });
 
+    it('a mail gateway that does not answer → 503, never 500', async () => {
+      const down = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: 'smtp://127.0.0.1:1' } });
+      try {
+        const res = await down.anon.post('/api/iam/otp/register/initiate', who());
+        expect(res.status).to.equal(503);
+        expect(res.body.error.name).to.equal('ServiceUnavailableError');
+      } finally {
+        await down.close();
+      }
+    });
+
     it('OTP endpoints answer 403 while IAM_PASSWORD_LESS_REGISTRATION is off', async () => {
       const off = await startTestApp(dialect);
       try {
