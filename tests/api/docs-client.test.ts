@@ -36,7 +36,8 @@ for (const dialect of DIALECTS) {
     before(async () => {
       app = await startTestApp(dialect);
       // qs writes the deep forms (filters[feeType][$eq]=…) the service reads; app.fetch checks every answer against the document.
-      api = createClient<paths>({ baseUrl: app.url, fetch: app.fetch, querySerializer: (q) => qs.stringify(q, { encodeValuesOnly: true }) });
+      // the seeded admin's token: record calls need one once the identity plugin runs
+      api = createClient<paths>({ baseUrl: app.url, fetch: app.fetch, headers: app.admin ? { authorization: `Bearer ${app.admin.accessToken}` } : {}, querySerializer: (q) => qs.stringify(q, { encodeValuesOnly: true }) });
       const inst = await api.POST('/api/institute', { body: { name: 'Typed High', code: 'TYP' } });
       expect(inst.response.status).to.equal(200);
     });

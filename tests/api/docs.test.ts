@@ -217,7 +217,7 @@ for (const dialect of DIALECTS) {
       const created = await app.http.post('/api/institute', { name: 'Checked', code: 'CHK' });
       const drifted = structuredClone(app.document) as Obj;
       delete drifted.components.schemas.Institute.properties.city; // as if the document had forgotten a field
-      const strict = client(app.url, null, validatingFetch(new ResponseValidator(drifted)));
+      const strict = client(app.url, app.admin?.accessToken ?? null, validatingFetch(new ResponseValidator(drifted)));
       let caught: unknown = null;
       await strict.get(`/api/institute/${created.body.data.id}`).catch((e: unknown) => (caught = e));
       expect(caught).to.be.instanceOf(ResponseMismatchError);

@@ -244,6 +244,366 @@ export interface paths {
         patch: operations["updateInstitute"];
         trace?: never;
     };
+    "/api/permission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List permission records
+         * @description Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.
+         */
+        get: operations["findPermission"];
+        put?: never;
+        /**
+         * Create a permission record
+         * @description Create (spec 4.3). Answers the record with its relations populated.
+         */
+        post: operations["createPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/permission/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many permission records
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         */
+        post: operations["createManyPermission"];
+        /**
+         * Delete many permission records
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         */
+        delete: operations["deleteManyPermission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/permission/recover/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover many archived permission records
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         */
+        post: operations["recoverManyPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/permission/recover/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an archived permission record
+         * @description Recover (spec 3.1): the archived record becomes active again; 409 when an active record holds one of its unique values. This model has no soft delete: every id answers 404.
+         */
+        post: operations["recoverPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/permission/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one permission record
+         * @description FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.
+         */
+        get: operations["findOnePermission"];
+        /**
+         * Replace a permission record (PUT)
+         * @description Full update (spec 4.3): fields left out return to their default or null; idempotent. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        put: operations["replacePermission"];
+        post?: never;
+        /**
+         * Delete a permission record
+         * @description This model has no soft delete: the row is removed for good; a record others still reference answers 409.
+         */
+        delete: operations["deletePermission"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a permission record (PATCH)
+         * @description Partial update (spec 4.3): only the given fields change. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        patch: operations["updatePermission"];
+        trace?: never;
+    };
+    "/api/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List role records
+         * @description Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.
+         */
+        get: operations["findRole"];
+        put?: never;
+        /**
+         * Create a role record
+         * @description Create (spec 4.3). Answers the record with its relations populated.
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/role/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many role records
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         */
+        post: operations["createManyRole"];
+        /**
+         * Delete many role records
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         */
+        delete: operations["deleteManyRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/role/recover/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover many archived role records
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         */
+        post: operations["recoverManyRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/role/recover/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an archived role record
+         * @description Recover (spec 3.1): the archived record becomes active again; 409 when an active record holds one of its unique values. This model has no soft delete: every id answers 404.
+         */
+        post: operations["recoverRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/role/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one role record
+         * @description FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.
+         */
+        get: operations["findOneRole"];
+        /**
+         * Replace a role record (PUT)
+         * @description Full update (spec 4.3): fields left out return to their default or null; idempotent. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        put: operations["replaceRole"];
+        post?: never;
+        /**
+         * Delete a role record
+         * @description This model has no soft delete: the row is removed for good; a record others still reference answers 409.
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a role record (PATCH)
+         * @description Partial update (spec 4.3): only the given fields change. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        patch: operations["updateRole"];
+        trace?: never;
+    };
+    "/api/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List user records
+         * @description Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.
+         */
+        get: operations["findUser"];
+        put?: never;
+        /**
+         * Create a user record
+         * @description Create (spec 4.3). Answers the record with its relations populated.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many user records
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         */
+        post: operations["createManyUser"];
+        /**
+         * Delete many user records
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         */
+        delete: operations["deleteManyUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/recover/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover many archived user records
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         */
+        post: operations["recoverManyUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/recover/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an archived user record
+         * @description Recover (spec 3.1): the archived record becomes active again; 409 when an active record holds one of its unique values. This model has no soft delete: every id answers 404.
+         */
+        post: operations["recoverUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/user/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one user record
+         * @description FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.
+         */
+        get: operations["findOneUser"];
+        /**
+         * Replace a user record (PUT)
+         * @description Full update (spec 4.3): fields left out return to their default or null; idempotent. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        put: operations["replaceUser"];
+        post?: never;
+        /**
+         * Delete a user record
+         * @description This model has no soft delete: the row is removed for good; a record others still reference answers 409.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a user record (PATCH)
+         * @description Partial update (spec 4.3): only the given fields change. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -278,6 +638,210 @@ export interface paths {
         get: operations["ready"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register (only with IAM_ALLOW_PUBLIC_REGISTRATION) */
+        post: operations["iamRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/authenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with e-mail or username and password */
+        post: operations["iamAuthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/refresh-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a refresh token into a new pair */
+        post: operations["iamRefreshTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/initiate/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a reset token (same answer whether or not the account exists) */
+        post: operations["iamInitiateForgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/confirm/forgot-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a new password with the mailed token */
+        post: operations["iamConfirmForgotPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/change-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the caller's own password (ends every session) */
+        post: operations["iamChangePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current user */
+        get: operations["iamMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the session (or every session with allDevices) */
+        post: operations["iamLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/otp/register/initiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a passwordless registration: a code per validation source */
+        post: operations["iamOtpRegisterInitiate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/otp/register/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm a registration code */
+        post: operations["iamOtpRegisterConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/otp/login/initiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sign-in code (same answer whether or not the account exists) */
+        post: operations["iamOtpLoginInitiate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/otp/login/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm a sign-in code: tokens */
+        post: operations["iamOtpLoginConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1046,6 +1610,733 @@ export interface components {
             /** @description The institute's logo (an image). */
             logo?: components["schemas"]["MediaFile"][];
         };
+        /** @description Permission: One record action on one model, such as fee-type.create. Only `id` is always present: `fields` narrows the rest. */
+        Permission: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @example action example */
+            action?: string;
+            /** @description Related role records; present when `populate` names `roles`. */
+            roles?: components["schemas"]["Role"][];
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        PermissionCreate: {
+            /** @example action example */
+            action: string;
+        };
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        PermissionReplace: {
+            /** @example action example */
+            action: string;
+        };
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        PermissionUpdate: {
+            /** @example action example */
+            action?: string;
+        };
+        /** @description A page of permission records (spec 2.4). */
+        PermissionList: {
+            records: components["schemas"]["Permission"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        PermissionGroupedList: {
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
+            meta: components["schemas"]["ListMeta"];
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
+                records: components["schemas"]["Permission"][];
+                meta: components["schemas"]["ListMeta"];
+            }[];
+        };
+        /** @description Envelope whose data is one permission record (spec 2.1). */
+        PermissionEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["Permission"];
+        };
+        /** @description Envelope whose data lists the created permission records, in body order. */
+        PermissionBulkEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["Permission"][];
+        };
+        PermissionRecovered: {
+            /** @example permission 1 successfully recovered */
+            message: string;
+            data: components["schemas"]["Permission"];
+        };
+        /** @description Recover answer: data = { message, data: record } (spec 4.3). */
+        PermissionRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["PermissionRecovered"];
+        };
+        /** @description Bulk recover answer: message = [`<n> records successfully recovered`], data = one { message, data } per record (spec 4.3). */
+        PermissionBulkRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["PermissionRecovered"][];
+        };
+        /** @description Filters on permission (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        PermissionFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            action?: components["schemas"]["StringFilter"] | string;
+            /** @description Fields of the related role (`filters[roles][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
+            roles?: components["schemas"]["RoleFilters"] | components["schemas"]["IntegerFilter"];
+            /** @description All of these match. */
+            $and?: components["schemas"]["PermissionFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["PermissionFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["PermissionFilters"];
+        };
+        /** @description Role: A named set of permissions. Only `id` is always present: `fields` narrows the rest. */
+        Role: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @example name example */
+            name?: string;
+            /** @example description example */
+            description?: string | null;
+            /** @description Related permission records; present when `populate` names `permissions`. */
+            permissions?: components["schemas"]["Permission"][];
+            /** @description Related user records; present when `populate` names `users`. */
+            users?: components["schemas"]["User"][];
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        RoleCreate: {
+            /** @example name example */
+            name: string;
+            /** @example description example */
+            description?: string | null;
+            /** @description Ids of the related permission records (replaces the links). */
+            permissions?: number[];
+        };
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        RoleReplace: {
+            /** @example name example */
+            name: string;
+            /** @example description example */
+            description?: string | null;
+            /** @description Ids of the related permission records (replaces the links). */
+            permissions?: number[];
+        };
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        RoleUpdate: {
+            /** @example name example */
+            name?: string;
+            /** @example description example */
+            description?: string | null;
+            /** @description Ids of the related permission records (replaces the links). */
+            permissions?: number[];
+        };
+        /** @description A page of role records (spec 2.4). */
+        RoleList: {
+            records: components["schemas"]["Role"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        RoleGroupedList: {
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
+            meta: components["schemas"]["ListMeta"];
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
+                records: components["schemas"]["Role"][];
+                meta: components["schemas"]["ListMeta"];
+            }[];
+        };
+        /** @description Envelope whose data is one role record (spec 2.1). */
+        RoleEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["Role"];
+        };
+        /** @description Envelope whose data lists the created role records, in body order. */
+        RoleBulkEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["Role"][];
+        };
+        RoleRecovered: {
+            /** @example role 1 successfully recovered */
+            message: string;
+            data: components["schemas"]["Role"];
+        };
+        /** @description Recover answer: data = { message, data: record } (spec 4.3). */
+        RoleRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["RoleRecovered"];
+        };
+        /** @description Bulk recover answer: message = [`<n> records successfully recovered`], data = one { message, data } per record (spec 4.3). */
+        RoleBulkRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["RoleRecovered"][];
+        };
+        /** @description Filters on role (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        RoleFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            name?: components["schemas"]["StringFilter"] | string;
+            description?: components["schemas"]["TextFilter"] | string;
+            /** @description Fields of the related permission (`filters[permissions][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
+            permissions?: components["schemas"]["PermissionFilters"] | components["schemas"]["IntegerFilter"];
+            /** @description Fields of the related user (`filters[users][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
+            users?: components["schemas"]["UserFilters"] | components["schemas"]["IntegerFilter"];
+            /** @description All of these match. */
+            $and?: components["schemas"]["RoleFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["RoleFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["RoleFilters"];
+        };
+        /** @description Operators on a text field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
+        TextFilter: {
+            $eq?: string;
+            $eqi?: string;
+            $ne?: string;
+            $nei?: string;
+            $lt?: string;
+            $lte?: string;
+            $gt?: string;
+            $gte?: string;
+            $in?: string[];
+            $notIn?: string[];
+            $contains?: string;
+            $notContains?: string;
+            $containsi?: string;
+            $notContainsi?: string;
+            $null?: boolean;
+            $notNull?: boolean;
+            $between?: string[];
+            $startsWith?: string;
+            $startsWithi?: string;
+            $endsWith?: string;
+            $endsWithi?: string;
+            $and?: components["schemas"]["TextFilter"][];
+            $or?: components["schemas"]["TextFilter"][];
+            $not?: components["schemas"]["TextFilter"];
+        };
+        /** @description User: A user of the service (identity plugin). Only `id` is always present: `fields` narrows the rest. */
+        User: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @example fullName example */
+            fullName?: string | null;
+            /** @example username example */
+            username?: string;
+            /**
+             * Format: email
+             * @example user@example.com
+             */
+            email?: string;
+            /** @example mobile example */
+            mobile?: string | null;
+            /** @example true */
+            active?: boolean | null;
+            /** @example false */
+            forcePasswordChange?: boolean | null;
+            /** @example lastLoginProvider example */
+            lastLoginProvider?: string | null;
+            /** @example false */
+            emailVerified?: boolean | null;
+            /** @example false */
+            mobileVerified?: boolean | null;
+            /** @description Related role records; present when `populate` names `roles`. */
+            roles?: components["schemas"]["Role"][];
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        UserCreate: {
+            /** @example fullName example */
+            fullName?: string | null;
+            /** @example username example */
+            username: string;
+            /**
+             * Format: email
+             * @example user@example.com
+             */
+            email: string;
+            /** @example mobile example */
+            mobile?: string | null;
+            /**
+             * Format: password
+             * @example correct-horse-battery-staple
+             */
+            password?: string | null;
+            /** @example true */
+            active?: boolean | null;
+            /** @example false */
+            forcePasswordChange?: boolean | null;
+            /** @example lastLoginProvider example */
+            lastLoginProvider?: string | null;
+            /** @example false */
+            emailVerified?: boolean | null;
+            /** @example false */
+            mobileVerified?: boolean | null;
+            usernameKey?: string | null;
+            emailKey?: string | null;
+            mobileKey?: string | null;
+            pendingVerification?: string | null;
+            /** @description Ids of the related role records (replaces the links). */
+            roles?: number[];
+        };
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        UserReplace: {
+            /** @example fullName example */
+            fullName?: string | null;
+            /** @example username example */
+            username: string;
+            /**
+             * Format: email
+             * @example user@example.com
+             */
+            email: string;
+            /** @example mobile example */
+            mobile?: string | null;
+            /**
+             * Format: password
+             * @example correct-horse-battery-staple
+             */
+            password?: string | null;
+            /** @example true */
+            active?: boolean | null;
+            /** @example false */
+            forcePasswordChange?: boolean | null;
+            /** @example lastLoginProvider example */
+            lastLoginProvider?: string | null;
+            /** @example false */
+            emailVerified?: boolean | null;
+            /** @example false */
+            mobileVerified?: boolean | null;
+            usernameKey?: string | null;
+            emailKey?: string | null;
+            mobileKey?: string | null;
+            pendingVerification?: string | null;
+            /** @description Ids of the related role records (replaces the links). */
+            roles?: number[];
+        };
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        UserUpdate: {
+            /** @example fullName example */
+            fullName?: string | null;
+            /** @example username example */
+            username?: string;
+            /**
+             * Format: email
+             * @example user@example.com
+             */
+            email?: string;
+            /** @example mobile example */
+            mobile?: string | null;
+            /**
+             * Format: password
+             * @example correct-horse-battery-staple
+             */
+            password?: string | null;
+            /** @example true */
+            active?: boolean | null;
+            /** @example false */
+            forcePasswordChange?: boolean | null;
+            /** @example lastLoginProvider example */
+            lastLoginProvider?: string | null;
+            /** @example false */
+            emailVerified?: boolean | null;
+            /** @example false */
+            mobileVerified?: boolean | null;
+            usernameKey?: string | null;
+            emailKey?: string | null;
+            mobileKey?: string | null;
+            pendingVerification?: string | null;
+            /** @description Ids of the related role records (replaces the links). */
+            roles?: number[];
+        };
+        /** @description A page of user records (spec 2.4). */
+        UserList: {
+            records: components["schemas"]["User"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        UserGroupedList: {
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
+            meta: components["schemas"]["ListMeta"];
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
+                records: components["schemas"]["User"][];
+                meta: components["schemas"]["ListMeta"];
+            }[];
+        };
+        /** @description Envelope whose data is one user record (spec 2.1). */
+        UserEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["User"];
+        };
+        /** @description Envelope whose data lists the created user records, in body order. */
+        UserBulkEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["User"][];
+        };
+        UserRecovered: {
+            /** @example user 1 successfully recovered */
+            message: string;
+            data: components["schemas"]["User"];
+        };
+        /** @description Recover answer: data = { message, data: record } (spec 4.3). */
+        UserRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["UserRecovered"];
+        };
+        /** @description Bulk recover answer: message = [`<n> records successfully recovered`], data = one { message, data } per record (spec 4.3). */
+        UserBulkRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["UserRecovered"][];
+        };
+        /** @description Filters on user (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        UserFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            fullName?: components["schemas"]["StringFilter"] | string;
+            username?: components["schemas"]["StringFilter"] | string;
+            email?: components["schemas"]["EmailFilter"] | string;
+            mobile?: components["schemas"]["StringFilter"] | string;
+            active?: components["schemas"]["BooleanFilter"] | boolean;
+            forcePasswordChange?: components["schemas"]["BooleanFilter"] | boolean;
+            lastLoginProvider?: components["schemas"]["StringFilter"] | string;
+            emailVerified?: components["schemas"]["BooleanFilter"] | boolean;
+            mobileVerified?: components["schemas"]["BooleanFilter"] | boolean;
+            /** @description Fields of the related role (`filters[roles][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
+            roles?: components["schemas"]["RoleFilters"] | components["schemas"]["IntegerFilter"];
+            /** @description All of these match. */
+            $and?: components["schemas"]["UserFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["UserFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["UserFilters"];
+        };
+        /** @description Operators on a email field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
+        EmailFilter: {
+            /** Format: email */
+            $eq?: string;
+            /** Format: email */
+            $eqi?: string;
+            /** Format: email */
+            $ne?: string;
+            /** Format: email */
+            $nei?: string;
+            /** Format: email */
+            $lt?: string;
+            /** Format: email */
+            $lte?: string;
+            /** Format: email */
+            $gt?: string;
+            /** Format: email */
+            $gte?: string;
+            $in?: string[];
+            $notIn?: string[];
+            /** Format: email */
+            $contains?: string;
+            /** Format: email */
+            $notContains?: string;
+            /** Format: email */
+            $containsi?: string;
+            /** Format: email */
+            $notContainsi?: string;
+            $null?: boolean;
+            $notNull?: boolean;
+            $between?: string[];
+            /** Format: email */
+            $startsWith?: string;
+            /** Format: email */
+            $startsWithi?: string;
+            /** Format: email */
+            $endsWith?: string;
+            /** Format: email */
+            $endsWithi?: string;
+            $and?: components["schemas"]["EmailFilter"][];
+            $or?: components["schemas"]["EmailFilter"][];
+            $not?: components["schemas"]["EmailFilter"];
+        };
+        IamUser: {
+            id?: number;
+            fullName?: string | null;
+            username?: string;
+            email?: string;
+            mobile?: string | null;
+            forcePasswordChange?: boolean;
+            roles?: string[];
+            createdAt?: string;
+            updatedAt?: string;
+        };
     };
     responses: {
         /** @description Malformed input: a bad id, body shape, unknown query parameter, field or operator (the message names it). */
@@ -1317,6 +2608,42 @@ export interface components {
                         /** @description What went wrong, naming the parameter or field. */
                         message: string;
                         details: components["schemas"]["ErrorDetails"] & unknown;
+                    };
+                };
+            };
+        };
+        /** @description Rate limited; retry after the `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 429,
+                 *         "name": "RateLimitedError",
+                 *         "message": "too many attempts; retry later",
+                 *         "details": {
+                 *           "retryAfterSeconds": 30
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: {
+                        /**
+                         * @description The HTTP status again.
+                         * @constant
+                         */
+                        status: 429;
+                        /** @description Error class, e.g. `ValidationError`. */
+                        name: string;
+                        /** @description What went wrong, naming the parameter or field. */
+                        message: string;
+                        details: components["schemas"]["ErrorDetails"];
                     };
                 };
             };
@@ -2558,6 +3885,1636 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    findPermission: {
+        parameters: {
+            query?: {
+                /** @description Records per page (default 10); values above API_MAX_LIMIT (default 100) are clamped. 0 answers only `meta`. */
+                limit?: number;
+                /** @description Records to skip (default 0). Give `offset` or `page`, not both. */
+                offset?: number;
+                /** @description Page number from 1, of `limit` records each (instead of `offset`). */
+                page?: number;
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "action")[];
+                /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
+                sort?: string[];
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                populate?: string[];
+                /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
+                filters?: components["schemas"]["PermissionFilters"];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
+                groupBy?: string[];
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
+                aggregates?: string[];
+                /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
+                populateGroup?: boolean;
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
+                groupFilter?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: string[];
+                };
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, or of groups when `groupBy` is given. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionList"] | components["schemas"]["PermissionGroupedList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "action example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PermissionCreate"];
+            };
+        };
+        responses: {
+            /** @description The created record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "action": "action example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "username": "admin",
+                     *           "email": "admin@example.com"
+                     *         },
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PermissionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createManyPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "action": "action example"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["PermissionCreate"][];
+            };
+        };
+        responses: {
+            /** @description The created records, in body order, in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionBulkEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteManyPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to delete. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description One envelope per deleted record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionEnvelope"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverManyPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to recover. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description The summary in `message` and one { message, data } per record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionBulkRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovered record: data = { message, data }. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "message": "permission 1 successfully recovered",
+                     *         "data": {
+                     *           "id": 1,
+                     *           "action": "action example",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null,
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "fullName": "Ada Admin",
+                     *             "email": "admin@example.com",
+                     *             "active": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PermissionRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findOnePermission: {
+        parameters: {
+            query?: {
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "action")[];
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                populate?: string[];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+            };
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "action": "action example",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deletedAt": null,
+                     *       "deletedTracker": "not-deleted",
+                     *       "publishedAt": null,
+                     *       "localeName": null,
+                     *       "defaultEntityLocaleId": null,
+                     *       "createdById": null,
+                     *       "updatedById": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Permission"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replacePermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "action example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PermissionReplace"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PermissionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deletePermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "action": "action example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PermissionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updatePermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "action example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PermissionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "action": "action example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PermissionEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findRole: {
+        parameters: {
+            query?: {
+                /** @description Records per page (default 10); values above API_MAX_LIMIT (default 100) are clamped. 0 answers only `meta`. */
+                limit?: number;
+                /** @description Records to skip (default 0). Give `offset` or `page`, not both. */
+                offset?: number;
+                /** @description Page number from 1, of `limit` records each (instead of `offset`). */
+                page?: number;
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "description")[];
+                /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`permissions.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
+                sort?: string[];
+                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                populate?: string[];
+                /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
+                filters?: components["schemas"]["RoleFilters"];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
+                groupBy?: string[];
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
+                aggregates?: string[];
+                /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
+                populateGroup?: boolean;
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
+                groupFilter?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: string[];
+                };
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, or of groups when `groupBy` is given. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleList"] | components["schemas"]["RoleGroupedList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name example",
+                 *       "description": "description example",
+                 *       "permissions": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleCreate"];
+            };
+        };
+        responses: {
+            /** @description The created record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "name example",
+                     *         "description": "description example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "username": "admin",
+                     *           "email": "admin@example.com"
+                     *         },
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createManyRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "name": "name example",
+                 *         "description": "description example",
+                 *         "permissions": [
+                 *           1
+                 *         ]
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["RoleCreate"][];
+            };
+        };
+        responses: {
+            /** @description The created records, in body order, in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBulkEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteManyRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to delete. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description One envelope per deleted record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleEnvelope"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverManyRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to recover. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description The summary in `message` and one { message, data } per record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleBulkRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovered record: data = { message, data }. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "message": "role 1 successfully recovered",
+                     *         "data": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null,
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "fullName": "Ada Admin",
+                     *             "email": "admin@example.com",
+                     *             "active": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoleRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findOneRole: {
+        parameters: {
+            query?: {
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "description")[];
+                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                populate?: string[];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+            };
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "name example",
+                     *       "description": "description example",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deletedAt": null,
+                     *       "deletedTracker": "not-deleted",
+                     *       "publishedAt": null,
+                     *       "localeName": null,
+                     *       "defaultEntityLocaleId": null,
+                     *       "createdById": null,
+                     *       "updatedById": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replaceRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name example",
+                 *       "description": "description example",
+                 *       "permissions": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleReplace"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "name example",
+                     *         "description": "description example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "name example",
+                     *         "description": "description example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RoleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findUser: {
+        parameters: {
+            query?: {
+                /** @description Records per page (default 10); values above API_MAX_LIMIT (default 100) are clamped. 0 answers only `meta`. */
+                limit?: number;
+                /** @description Records to skip (default 0). Give `offset` or `page`, not both. */
+                offset?: number;
+                /** @description Page number from 1, of `limit` records each (instead of `offset`). */
+                page?: number;
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified")[];
+                /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
+                sort?: string[];
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                populate?: string[];
+                /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
+                filters?: components["schemas"]["UserFilters"];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
+                groupBy?: string[];
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
+                aggregates?: string[];
+                /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
+                populateGroup?: boolean;
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
+                groupFilter?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: string[];
+                };
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, or of groups when `groupBy` is given. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"] | components["schemas"]["UserGroupedList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fullName": "fullName example",
+                 *       "username": "username example",
+                 *       "email": "user@example.com",
+                 *       "mobile": "mobile example",
+                 *       "password": "correct-horse-battery-staple",
+                 *       "active": true,
+                 *       "forcePasswordChange": false,
+                 *       "lastLoginProvider": "lastLoginProvider example",
+                 *       "emailVerified": false,
+                 *       "mobileVerified": false,
+                 *       "roles": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description The created record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "fullName": "fullName example",
+                     *         "username": "username example",
+                     *         "email": "user@example.com",
+                     *         "mobile": "mobile example",
+                     *         "active": true,
+                     *         "forcePasswordChange": false,
+                     *         "lastLoginProvider": "lastLoginProvider example",
+                     *         "emailVerified": false,
+                     *         "mobileVerified": false,
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "username": "admin",
+                     *           "email": "admin@example.com"
+                     *         },
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createManyUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "fullName": "fullName example",
+                 *         "username": "username example",
+                 *         "email": "user@example.com",
+                 *         "mobile": "mobile example",
+                 *         "password": "correct-horse-battery-staple",
+                 *         "active": true,
+                 *         "forcePasswordChange": false,
+                 *         "lastLoginProvider": "lastLoginProvider example",
+                 *         "emailVerified": false,
+                 *         "mobileVerified": false,
+                 *         "roles": [
+                 *           1
+                 *         ]
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["UserCreate"][];
+            };
+        };
+        responses: {
+            /** @description The created records, in body order, in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBulkEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteManyUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to delete. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description One envelope per deleted record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverManyUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to recover. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description The summary in `message` and one { message, data } per record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBulkRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovered record: data = { message, data }. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "message": "user 1 successfully recovered",
+                     *         "data": {
+                     *           "id": 1,
+                     *           "fullName": "fullName example",
+                     *           "username": "username example",
+                     *           "email": "user@example.com",
+                     *           "mobile": "mobile example",
+                     *           "active": true,
+                     *           "forcePasswordChange": false,
+                     *           "lastLoginProvider": "lastLoginProvider example",
+                     *           "emailVerified": false,
+                     *           "mobileVerified": false,
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null,
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "fullName": "Ada Admin",
+                     *             "email": "admin@example.com",
+                     *             "active": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findOneUser: {
+        parameters: {
+            query?: {
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified")[];
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                populate?: string[];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+            };
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "fullName": "fullName example",
+                     *       "username": "username example",
+                     *       "email": "user@example.com",
+                     *       "mobile": "mobile example",
+                     *       "active": true,
+                     *       "forcePasswordChange": false,
+                     *       "lastLoginProvider": "lastLoginProvider example",
+                     *       "emailVerified": false,
+                     *       "mobileVerified": false,
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deletedAt": null,
+                     *       "deletedTracker": "not-deleted",
+                     *       "publishedAt": null,
+                     *       "localeName": null,
+                     *       "defaultEntityLocaleId": null,
+                     *       "createdById": null,
+                     *       "updatedById": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replaceUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fullName": "fullName example",
+                 *       "username": "username example",
+                 *       "email": "user@example.com",
+                 *       "mobile": "mobile example",
+                 *       "password": "correct-horse-battery-staple",
+                 *       "active": true,
+                 *       "forcePasswordChange": false,
+                 *       "lastLoginProvider": "lastLoginProvider example",
+                 *       "emailVerified": false,
+                 *       "mobileVerified": false,
+                 *       "roles": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserReplace"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "fullName": "fullName example",
+                     *         "username": "username example",
+                     *         "email": "user@example.com",
+                     *         "mobile": "mobile example",
+                     *         "active": true,
+                     *         "forcePasswordChange": false,
+                     *         "lastLoginProvider": "lastLoginProvider example",
+                     *         "emailVerified": false,
+                     *         "mobileVerified": false,
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "username example",
+                 *       "email": "user@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UserUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "fullName": "fullName example",
+                     *         "username": "username example",
+                     *         "email": "user@example.com",
+                     *         "mobile": "mobile example",
+                     *         "active": true,
+                     *         "forcePasswordChange": false,
+                     *         "lastLoginProvider": "lastLoginProvider example",
+                     *         "emailVerified": false,
+                     *         "mobileVerified": false,
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -2620,6 +5577,484 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
+        };
+    };
+    iamRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fullName?: string;
+                    username: string;
+                    email: string;
+                    password: string;
+                    mobile?: string;
+                    roles?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IamUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamAuthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email?: string;
+                    username?: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data?: {
+                            user?: {
+                                email?: string;
+                                username?: string;
+                                roles?: string[];
+                            };
+                            accessToken?: string;
+                            refreshToken?: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamRefreshTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    refreshToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        refreshToken: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamInitiateForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email?: string;
+                    username?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status?: string;
+                        message?: string;
+                        data?: {
+                            user?: {
+                                email?: string | null;
+                                username?: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamConfirmForgotPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username?: string;
+                    email?: string;
+                    verificationToken: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status?: string;
+                        message?: string;
+                        error?: string;
+                        errorCode?: string;
+                        data?: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamChangePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id?: number;
+                    email?: string;
+                    currentPassword: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user?: {
+                            email?: string;
+                            username?: string;
+                            roles?: string[];
+                        };
+                        accessToken?: string;
+                        refreshToken?: null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    refreshToken: string;
+                    allDevices?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamOtpRegisterInitiate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    email: string;
+                    mobile?: string;
+                    fullName?: string;
+                    validationSources?: ("email" | "mobile")[];
+                    customPayload?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamOtpRegisterConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "email" | "mobile" | "username";
+                    identifier: string;
+                    otp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        active?: boolean;
+                        message?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamOtpLoginInitiate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    identifier: string;
+                    /** @enum {unknown} */
+                    type?: "email" | "mobile" | "username";
+                    validationSources?: ("email" | "mobile")[];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message?: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamOtpLoginConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "email" | "mobile" | "username";
+                    identifier: string;
+                    otp: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken?: string;
+                        refreshToken?: string;
+                        user?: {
+                            id?: number;
+                            username?: string;
+                            email?: string;
+                            mobile?: string | null;
+                            /** @constant */
+                            lastLoginProvider?: "otp";
+                            roles?: string[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
         };
     };
 }

@@ -1,5 +1,5 @@
 /** The /api/iam/* routes for /docs (an OpenAPI 3.1 fragment the core merges; spec 4.1, 4.2). */
-import type { OpenApiFragment } from '../../plugin-api';
+import { OPENAPI_REFS, type OpenApiFragment } from '../../plugin-api';
 
 type Schema = Record<string, unknown>;
 const str: Schema = { type: 'string' };
@@ -8,15 +8,26 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const roles: Schema = { type: 'array', items: str };
 const sources: Schema = { type: 'array', items: { enum: ['email', 'mobile'] } };
 const idType: Schema = { enum: ['email', 'mobile', 'username'] };
-const error = { description: 'error', content: { 'application/json': { schema: ref('Error') } } };
+const ERROR_RESPONSES: Record<number, string> = {
+  400: OPENAPI_REFS.responses.badRequest,
+  401: OPENAPI_REFS.responses.unauthorized,
+  403: OPENAPI_REFS.responses.forbidden,
+  409: OPENAPI_REFS.responses.conflict,
+  413: OPENAPI_REFS.responses.payloadTooLarge,
+  415: OPENAPI_REFS.responses.unsupportedMediaType,
+  422: OPENAPI_REFS.responses.validationFailed,
+  429: OPENAPI_REFS.responses.tooManyRequests,
+};
 
-function op(summary: string, body: Schema | null, answer: Schema, opts: { bearer?: boolean; errors?: number[] } = {}): Record<string, unknown> {
+function op(operationId: string, summary: string, body: Schema | null, answer: Schema, opts: { bearer?: boolean; errors?: number[] } = {}): Record<string, unknown> {
   const responses: Record<string, unknown> = { '200': { description: 'success', content: { 'application/json': { schema: answer } } } };
-  for (const code of opts.errors ?? [400, 422, 429]) responses[String(code)] = error;
+  for (const code of [400, 413, 415, ...(opts.errors ?? [422, 429])]) responses[String(code)] = { $ref: ERROR_RESPONSES[code] };
+  responses.default = { $ref: OPENAPI_REFS.responses.error };
   return {
+    operationId,
     tags: ['identity'],
     summary,
-    ...(opts.bearer && { security: [{ bearerAuth: [] }] }),
+    security: opts.bearer ? [{ [OPENAPI_REFS.bearerAuth]: [] }] : [],
     ...(body && { requestBody: { required: true, content: { 'application/json': { schema: body } } } }),
     responses,
   };
@@ -33,18 +44,18 @@ export function identityOpenApi(): OpenApiFragment {
       },
     },
     paths: {
-      '/api/iam/register': { post: op('Register (only with IAM_ALLOW_PUBLIC_REGISTRATION)', obj({ fullName: str, username: str, email: str, password: str, mobile: str, roles }, ['username', 'email', 'password']), ref('IamUser'), { errors: [403, 409, 422, 429] }) },
-      '/api/iam/authenticate': { post: op('Sign in with e-mail or username and password', obj({ email: str, username: str, password: str }, ['password']), obj({ data: obj({ user: sessionUser, accessToken: str, refreshToken: str }) }), { errors: [401, 422, 429] }) },
-      '/api/iam/refresh-tokens': { post: op('Rotate a refresh token into a new pair', obj({ refreshToken: str }, ['refreshToken']), pair, { errors: [401, 422, 429] }) },
-      '/api/iam/initiate/forgot-password': { post: op('Mail a reset token (same answer whether or not the account exists)', obj({ email: str, username: str }), obj({ status: str, message: str, data: obj({ user: obj({ email: { type: ['string', 'null'] }, username: { type: ['string', 'null'] } }) }) })) },
-      '/api/iam/confirm/forgot-password': { post: op('Set a new password with the mailed token', obj({ username: str, email: str, verificationToken: str, password: str }, ['verificationToken', 'password']), obj({ status: str, message: str, error: str, errorCode: str, data: obj({}) })) },
-      '/api/iam/change-password': { post: op("Change the caller's own password (ends every session)", obj({ id: { type: 'integer' }, email: str, currentPassword: str, newPassword: str }, ['currentPassword', 'newPassword']), obj({ message: str }), { bearer: true, errors: [401, 403, 422, 429] }) },
-      '/api/iam/me': { get: op('The current user', null, obj({ user: sessionUser, accessToken: str, refreshToken: { type: 'null' } }), { bearer: true, errors: [401] }) },
-      '/api/iam/logout': { post: op('End the session (or every session with allDevices)', obj({ refreshToken: str, allDevices: { type: 'boolean' } }, ['refreshToken']), obj({ message: str }), { errors: [401, 422] }) },
-      '/api/iam/otp/register/initiate': { post: op('Start a passwordless registration: a code per validation source', obj({ username: str, email: str, mobile: str, fullName: str, validationSources: sources, customPayload: { type: 'object' } }, ['username', 'email']), obj({ message: str }), { errors: [403, 409, 422, 429] }) },
-      '/api/iam/otp/register/confirm': { post: op('Confirm a registration code', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ active: { type: 'boolean' }, message: str }), { errors: [401, 403, 422, 429] }) },
-      '/api/iam/otp/login/initiate': { post: op('Send a sign-in code (same answer whether or not the account exists)', obj({ identifier: str, type: idType, validationSources: sources }, ['identifier']), obj({ message: str }), { errors: [403, 422, 429] }) },
-      '/api/iam/otp/login/confirm': { post: op('Confirm a sign-in code: tokens', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ accessToken: str, refreshToken: str, user: obj({ id: { type: 'integer' }, username: str, email: str, mobile: { type: ['string', 'null'] }, lastLoginProvider: { const: 'otp' }, roles }) }), { errors: [401, 403, 422, 429] }) },
+      '/api/iam/register': { post: op('iamRegister', 'Register (only with IAM_ALLOW_PUBLIC_REGISTRATION)', obj({ fullName: str, username: str, email: str, password: str, mobile: str, roles }, ['username', 'email', 'password']), ref('IamUser'), { errors: [403, 409, 422, 429] }) },
+      '/api/iam/authenticate': { post: op('iamAuthenticate', 'Sign in with e-mail or username and password', obj({ email: str, username: str, password: str }, ['password']), obj({ data: obj({ user: sessionUser, accessToken: str, refreshToken: str }) }), { errors: [401, 422, 429] }) },
+      '/api/iam/refresh-tokens': { post: op('iamRefreshTokens', 'Rotate a refresh token into a new pair', obj({ refreshToken: str }, ['refreshToken']), pair, { errors: [401, 422, 429] }) },
+      '/api/iam/initiate/forgot-password': { post: op('iamInitiateForgotPassword', 'Mail a reset token (same answer whether or not the account exists)', obj({ email: str, username: str }), obj({ status: str, message: str, data: obj({ user: obj({ email: { type: ['string', 'null'] }, username: { type: ['string', 'null'] } }) }) })) },
+      '/api/iam/confirm/forgot-password': { post: op('iamConfirmForgotPassword', 'Set a new password with the mailed token', obj({ username: str, email: str, verificationToken: str, password: str }, ['verificationToken', 'password']), obj({ status: str, message: str, error: str, errorCode: str, data: obj({}) })) },
+      '/api/iam/change-password': { post: op('iamChangePassword', "Change the caller's own password (ends every session)", obj({ id: { type: 'integer' }, email: str, currentPassword: str, newPassword: str }, ['currentPassword', 'newPassword']), obj({ message: str }), { bearer: true, errors: [401, 403, 422, 429] }) },
+      '/api/iam/me': { get: op('iamMe', 'The current user', null, obj({ user: sessionUser, accessToken: str, refreshToken: { type: 'null' } }), { bearer: true, errors: [401] }) },
+      '/api/iam/logout': { post: op('iamLogout', 'End the session (or every session with allDevices)', obj({ refreshToken: str, allDevices: { type: 'boolean' } }, ['refreshToken']), obj({ message: str }), { errors: [401, 422] }) },
+      '/api/iam/otp/register/initiate': { post: op('iamOtpRegisterInitiate', 'Start a passwordless registration: a code per validation source', obj({ username: str, email: str, mobile: str, fullName: str, validationSources: sources, customPayload: { type: 'object' } }, ['username', 'email']), obj({ message: str }), { errors: [403, 409, 422, 429] }) },
+      '/api/iam/otp/register/confirm': { post: op('iamOtpRegisterConfirm', 'Confirm a registration code', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ active: { type: 'boolean' }, message: str }), { errors: [401, 403, 422, 429] }) },
+      '/api/iam/otp/login/initiate': { post: op('iamOtpLoginInitiate', 'Send a sign-in code (same answer whether or not the account exists)', obj({ identifier: str, type: idType, validationSources: sources }, ['identifier']), obj({ message: str }), { errors: [403, 422, 429] }) },
+      '/api/iam/otp/login/confirm': { post: op('iamOtpLoginConfirm', 'Confirm a sign-in code: tokens', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ accessToken: str, refreshToken: str, user: obj({ id: { type: 'integer' }, username: str, email: str, mobile: { type: ['string', 'null'] }, lastLoginProvider: { const: 'otp' }, roles }) }), { errors: [401, 403, 422, 429] }) },
     },
   };
 }

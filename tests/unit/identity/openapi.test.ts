@@ -10,6 +10,6 @@ describe('identity: OpenAPI fragment', () => {
     );
     expect(paths['/api/iam/me'].get.security).to.deep.equal([{ bearerAuth: [] }]);
     expect(paths['/api/iam/change-password'].post.security).to.deep.equal([{ bearerAuth: [] }]);
-    expect(paths['/api/iam/authenticate'].post.security).to.equal(undefined);
+    expect(paths['/api/iam/authenticate'].post.security).to.deep.equal([]);
   });
 });
