@@ -19,17 +19,18 @@ const WARMUP_SECONDS = 10;
 const CONNECTIONS = 16;
 const RSS_GROWTH_MIB = Number(process.env.SOAK_RSS_GROWTH_MIB ?? 64);
 
-function mixedRequests(instituteId: number, patchId: number, tag: string): autocannon.Request[] {
+function mixedRequests(instituteId: number, patchId: number, tag: string, token: string | null): autocannon.Request[] {
   let n = 0;
-  const json = { 'content-type': 'application/json' };
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const json = { 'content-type': 'application/json', ...auth };
   return [
-    { method: 'GET', path: '/api/fee-type?limit=20&sort[0]=-id&populate[0]=institute' },
+    { method: 'GET', path: '/api/fee-type?limit=20&sort[0]=-id&populate[0]=institute', headers: auth },
     { method: 'POST', path: '/api/fee-type', headers: json, setupRequest: (r) => ({ ...r, body: JSON.stringify({ feeType: `${tag}-${++n}`, instituteId, latePaymentFees: n % 100 }) }) },
     // (no to-many populate here: populate of feeTypes returns every related row, growing with the run — reported in issue 8)
-    { method: 'GET', path: `/api/institute/${instituteId}` },
+    { method: 'GET', path: `/api/institute/${instituteId}`, headers: auth },
     { method: 'PATCH', path: `/api/fee-type/${patchId}`, headers: json, setupRequest: (r) => ({ ...r, body: JSON.stringify({ latePaymentFees: n % 50, dueDate: '2026-03-31' }) }) },
-    { method: 'GET', path: `/api/fee-type?filters[feeType][$startsWith]=${tag}-1&filters[latePaymentFees][$gte]=10&limit=5` },
-    { method: 'GET', path: '/api/fee-type?filters[institute][code][$eq]=SOAK&fields[0]=feeType&limit=10&offset=20' },
+    { method: 'GET', path: `/api/fee-type?filters[feeType][$startsWith]=${tag}-1&filters[latePaymentFees][$gte]=10&limit=5`, headers: auth },
+    { method: 'GET', path: '/api/fee-type?filters[institute][code][$eq]=SOAK&fields[0]=feeType&limit=10&offset=20', headers: auth },
   ];
 }
 
@@ -60,13 +61,13 @@ for (const dialect of DIALECTS) {
       const patchId = (patch.body as { data: { id: number } }).data.id;
       const rssBoot = server.rssMiB();
 
-      const warm = await run(server.url, WARMUP_SECONDS, mixedRequests(instituteId, patchId, 'warm'));
+      const warm = await run(server.url, WARMUP_SECONDS, mixedRequests(instituteId, patchId, 'warm', server.token));
       const rssStart = server.rssMiB();
       const samples: number[] = [];
       const sampler = setInterval(() => samples.push(Math.round(server.rssMiB())), 2000);
       let result: autocannon.Result;
       try {
-        result = await run(server.url, SOAK_SECONDS, mixedRequests(instituteId, patchId, 'soak'));
+        result = await run(server.url, SOAK_SECONDS, mixedRequests(instituteId, patchId, 'soak', server.token));
       } finally {
         clearInterval(sampler);
       }

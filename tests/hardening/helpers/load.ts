@@ -22,6 +22,9 @@ export interface Call {
 
 let seq = 0;
 
+/** Bearer tokens by server URL (server-process.ts signs an admin in): every `send` to that server carries it. */
+export const bearerTokens = new Map<string, string>();
+
 /** One request with an X-Request-Id the server logs, never throwing. */
 export async function send(baseUrl: string, call: Call, timeoutMs = 10_000): Promise<Outcome & { body: unknown }> {
   const requestId = `load-${process.pid}-${++seq}`;
@@ -30,7 +33,7 @@ export async function send(baseUrl: string, call: Call, timeoutMs = 10_000): Pro
   try {
     const res = await fetch(baseUrl + call.path, {
       method: call.method,
-      headers: { 'x-request-id': requestId, ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { 'x-request-id': requestId, ...(call.body === undefined ? {} : { 'content-type': 'application/json' }), ...(bearerTokens.has(baseUrl) ? { authorization: `Bearer ${bearerTokens.get(baseUrl)}` } : {}) },
       body: call.body === undefined ? undefined : JSON.stringify(call.body),
       signal: AbortSignal.timeout(timeoutMs),
     });
