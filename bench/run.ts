@@ -26,6 +26,7 @@ interface Options {
   smoke: boolean;
   only?: string;
   out?: string;
+  profile?: string;
 }
 
 interface Scenario {
@@ -120,8 +121,8 @@ async function measure(target: Measured['target'], base: string, s: Scenario, ct
   return { scenario: s.name, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid) };
 }
 
-function start(script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', script)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+function start(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', script)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(`${script} exited (${code ?? signal})\n`);
   });
@@ -137,6 +138,7 @@ async function main(): Promise<void> {
     .option('--connections <n>', 'concurrent connections', (v) => Number(v), 50)
     .option('--only <names>', 'comma-separated scenarios')
     .option('--out <file>', 'write the figures as JSON')
+    .option('--profile <dir>', 'write a CPU profile of the service (node --cpu-prof) into this folder')
     .option('--smoke', 'a short run that only proves the benchmark works', false)
     .parse(process.argv)
     .opts<Options>();
@@ -169,7 +171,8 @@ async function main(): Promise<void> {
     const cli = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), 'user:create', '--username', 'bench', '--email', 'bench@example.com', '--password', 'bench-password-1', '--roles', 'admin'], { env, encoding: 'utf8' });
     const servicePort = 14_000 + Math.floor(Math.random() * 1000);
     const floorPort = servicePort + 1000;
-    const service = start('core/main.js', { ...env, PORT: String(servicePort), HOST: '127.0.0.1' });
+    const profile = o.profile ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : [];
+    const service = start('core/main.js', { ...env, PORT: String(servicePort), HOST: '127.0.0.1' }, profile);
     const floor = start('bench/floor.js', { ...env, PORT: String(floorPort) });
     children.push(service, floor);
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
