@@ -81,5 +81,10 @@ app.use(async (ctx) => {
   ctx.status = 404;
 });
 
-app.listen(Number(process.env.PORT ?? 1338), '127.0.0.1', () => process.stdout.write('floor ready\n'));
-process.on('SIGTERM', () => void db.destroy().then(() => process.exit(0)));
+// Requests still queued when the run ends fail as the pool closes; the run is over, so say nothing.
+app.silent = true;
+const server = app.listen(Number(process.env.PORT ?? 1338), '127.0.0.1', () => process.stdout.write('floor ready\n'));
+process.on('SIGTERM', () => {
+  server.close();
+  void db.destroy().then(() => process.exit(0));
+});

@@ -36,6 +36,7 @@ interface Scenario {
 }
 
 const ROOT = findRootDir(__dirname);
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 const LIST_PATH = '/api/fee-type?filters[latePaymentFeesType][$eq]=fixed&filters[latePaymentFees][$gte]=10&sort[0]=-dueDate&limit=10&populate[0]=institute';
 
@@ -88,6 +89,19 @@ interface Measured {
   readonly errors: number;
   readonly non2xx: number;
   readonly rssMb: number;
+  /** CPU time (user + system) the measured process spent per answered request, in ms: steady under machine noise. */
+  readonly cpuMsPerReq: number;
+}
+
+/** User + system CPU time of a process so far, in ms (Linux /proc; NaN elsewhere). */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
 }
 
 function rssMb(pid: number | undefined): number {
@@ -117,8 +131,10 @@ function run(url: string, req: autocannon.Request, connections: number, duration
 
 async function measure(target: Measured['target'], base: string, s: Scenario, ctx: Parameters<Scenario['request']>[0], o: Options, pid: number | undefined): Promise<Measured> {
   if (o.warmup > 0) await run(base, s.request(ctx), o.connections, o.warmup);
+  const cpuBefore = cpuMs(pid);
   const r = await run(base, s.request(ctx), o.connections, o.duration);
-  return { scenario: s.name, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid) };
+  const cpuMsPerReq = Math.round(((cpuMs(pid) - cpuBefore) / Math.max(1, r.requests.total)) * 1000) / 1000;
+  return { scenario: s.name, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq };
 }
 
 function start(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): ChildProcess {
@@ -138,7 +154,7 @@ async function main(): Promise<void> {
     .option('--connections <n>', 'concurrent connections', (v) => Number(v), 50)
     .option('--only <names>', 'comma-separated scenarios')
     .option('--out <file>', 'write the figures as JSON')
-    .option('--profile <dir>', 'write a CPU profile of the service (node --cpu-prof) into this folder')
+    .option('--profile <dir>', 'write CPU profiles of the service and the floor (node --cpu-prof) into this folder')
     .option('--smoke', 'a short run that only proves the benchmark works', false)
     .parse(process.argv)
     .opts<Options>();
@@ -173,7 +189,7 @@ async function main(): Promise<void> {
     const floorPort = servicePort + 1000;
     const profile = o.profile ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : [];
     const service = start('core/main.js', { ...env, PORT: String(servicePort), HOST: '127.0.0.1' }, profile);
-    const floor = start('bench/floor.js', { ...env, PORT: String(floorPort) });
+    const floor = start('bench/floor.js', { ...env, PORT: String(floorPort) }, profile);
     children.push(service, floor);
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     const floorUrl = `http://127.0.0.1:${floorPort}`;
@@ -228,9 +244,9 @@ async function sameAnswers(serviceUrl: string, floorUrl: string, token: string |
 function report(results: readonly Measured[], o: Options): void {
   const pad = (v: unknown, w: number): string => String(v).padStart(w);
   process.stdout.write(`\n${o.db}, ${o.rows} rows, ${o.connections} connections, ${o.duration} s per run\n`);
-  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}\n`);
+  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('CPU ms/req', 12)}\n`);
   for (const r of results) {
-    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}\n`);
+    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
   }
   for (const s of ['list', 'findOne', 'create']) {
     const svc = results.find((r) => r.scenario === s && r.target === 'service');
