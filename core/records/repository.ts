@@ -41,9 +41,16 @@ export async function idByColumn(db: Db, model: ContentType, column: string, val
   return row ? Number(row.id) : undefined;
 }
 
-export async function insertRow(db: Db, model: ContentType, row: Row): Promise<number> {
-  const [inserted] = (await db(model.table).insert(row).returning('id')) as ({ id: number } | number)[];
-  return typeof inserted === 'object' ? Number(inserted.id) : Number(inserted);
+/** INSERT … RETURNING `columns`: the stored row. */
+export async function insertReturning(db: Db, model: ContentType, row: Row, columns: readonly string[]): Promise<Row> {
+  const [inserted] = (await db(model.table).insert(row).returning([...columns])) as Row[];
+  return inserted;
+}
+
+/** UPDATE of an active record … RETURNING `columns`; undefined when no active record has that id. */
+export async function updateActiveReturning(db: Db, model: ContentType, id: number, row: Row, columns: readonly string[]): Promise<Row | undefined> {
+  const [updated] = (await db(model.table).where('id', id).andWhere('deleted_tracker', NOT_DELETED).update(row).returning([...columns])) as Row[];
+  return updated;
 }
 
 export async function updateRow(db: Db, model: ContentType, id: number, row: Row): Promise<number> {

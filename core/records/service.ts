@@ -1,6 +1,6 @@
 /**
- * Business rules of the record endpoints. Every write call is one transaction (bulk included):
- * a failure anywhere changes nothing.
+ * Business rules of the record endpoints. Every write call is atomic (bulk included): one transaction,
+ * or, for a write one INSERT/UPDATE carries whole, that one statement. A failure anywhere changes nothing.
  */
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
@@ -21,6 +21,7 @@ import { type GroupedListResult, findGrouped } from './group-service';
 import { serializeWithPopulate, withLinks } from './populate';
 import * as repo from './repository';
 import type { ApiRecord, Row } from './serializer';
+import { type RelatedRows, WriteBack } from './write-back';
 
 /** Largest array a bulk call takes. */
 export const MAX_BULK_ITEMS = 1000;
@@ -73,9 +74,11 @@ export function parseIdList(body: unknown): number[] {
 
 export class RecordService {
   private readonly now: () => Date;
+  private readonly writeBack: WriteBack;
 
   constructor(private readonly deps: RecordServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.writeBack = new WriteBack(deps.registry, deps.dialect);
   }
 
   check(model: ContentType, q: ListQuery): CheckedQuery {
@@ -117,10 +120,14 @@ export class RecordService {
   async create(model: ContentType, body: unknown, actor: Actor | null, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
     const data = this.validators(model).check(body, 'create');
     const prepared = await this.prepareFiles(model, files);
+    const by = { createdBy: createdBy(actor), updatedBy: updatedBy(actor) };
+    if (this.isSingleStatement(model, data, 'create', prepared)) {
+      const { db } = this.deps;
+      return this.run(model, async () => ({ ...(await this.insert(db, model, data, actor)).record, ...by }));
+    }
     return this.withFiles(model, prepared, async (trx) => {
-      const id = await this.insert(trx, model, data, actor, prepared);
-      const record = { ...(await this.readBack(trx, model, id, 'active')), createdBy: createdBy(actor), updatedBy: updatedBy(actor) };
-      return this.withMedia(trx, model, id, record, data, prepared);
+      const { id, record } = await this.insert(trx, model, data, actor, prepared);
+      return this.withMedia(trx, model, id, { ...record, ...by }, data, prepared);
     });
   }
 
@@ -138,8 +145,7 @@ export class RecordService {
       const out: ApiRecord[] = [];
       for (const [index, data] of items.entries()) {
         try {
-          const id = await this.insert(trx, model, data, actor);
-          out.push({ ...(await this.readBack(trx, model, id, 'active')), createdBy: createdBy(actor), updatedBy: updatedBy(actor) });
+          out.push({ ...(await this.insert(trx, model, data, actor)).record, createdBy: createdBy(actor), updatedBy: updatedBy(actor) });
         } catch (e) {
           atIndex(this.translated(e, model), index);
         }
@@ -151,15 +157,23 @@ export class RecordService {
   async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, actor: Actor | null, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
     const data = this.validators(model).check(body, mode);
     const prepared = await this.prepareFiles(model, files);
+    const stamp = (row: Row): Row => Object.assign(row, { updated_at: toIsoTimestamp(this.now()), updated_by_id: actor?.id ?? null });
+    if (this.isSingleStatement(model, data, mode, prepared)) {
+      const { db } = this.deps;
+      return this.run(model, async () => {
+        const { row, related } = await this.toRow(db, model, data, mode);
+        const updated = await repo.updateActiveReturning(db, model, id, stamp(row), this.writeBack.columns(model));
+        if (!updated) throw new NotFoundError(`no ${model.name} with id ${id}`);
+        return { ...(await this.writeBack.present(db, model, updated, related)), updatedBy: updatedBy(actor) };
+      });
+    }
     return this.withFiles(model, prepared, async (trx, obsolete) => {
       await this.mustExist(trx, model, id, 'active');
       const { row, links } = await this.toRow(trx, model, data, mode);
-      row.updated_at = toIsoTimestamp(this.now());
-      row.updated_by_id = actor?.id ?? null;
-      await repo.updateRow(trx, model, id, row);
+      await repo.updateRow(trx, model, id, stamp(row));
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
       if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
-      const record = { ...(await this.readBack(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+      const record = { ...(await this.writeBack.read(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
       return this.withMedia(trx, model, id, record, data, prepared);
     });
   }
@@ -264,35 +278,31 @@ export class RecordService {
     }
   }
 
-  /** The record as the write endpoints answer it: default fields plus its to-one relations populated. */
-  private async readBack(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'inclusive'): Promise<ApiRecord> {
-    const populate = model.attributes
-      .filter((a): a is RelationAttribute => a.kind === 'relation' && a.owner && a.column !== null && !a.private)
-      .map((a) => ({ name: a.name, fields: null, filters: null, sort: [], populate: [], at: 'populate' }));
-    const q = checkListQuery(
-      { filters: null, sort: [], fields: null, populate, populateMedia: [], page: { limit: 1, offset: 0, page: null }, softDelete: scope, group: null },
-      model,
-      { registry: this.deps.registry, maxLimit: 1 },
-    );
-    const row = await repo.findById(trx, model, id, scope, q.select);
-    if (!row) throw new NotFoundError(`no ${model.name} with id ${id}`);
-    const [record] = await serializeWithPopulate(trx, this.deps.dialect, [row], q.select, q.populate);
-    return record;
+  /**
+   * A write that one INSERT or UPDATE carries whole (no join-table links, no media, no files) needs no
+   * transaction: the relation checks before it only read, and the statement is atomic by itself.
+   */
+  private isSingleStatement(model: ContentType, data: Record<string, unknown>, mode: WriteMode, prepared: readonly PreparedFile[]): boolean {
+    if (prepared.length > 0 || mediaFields(model).some((f) => f.name in data)) return false;
+    return !model.attributes.some((a) => a.kind === 'relation' && a.owner && a.joinTable && (a.name in data || mode === 'put'));
   }
 
-  private async insert(trx: Knex.Transaction, model: ContentType, data: Record<string, unknown>, actor: Actor | null, prepared: readonly PreparedFile[] = []): Promise<number> {
-    const { row, links } = await this.toRow(trx, model, data, 'create');
+  /** Inserts one record (its links and media too): the record as the write answers it. */
+  private async insert(db: repo.Db, model: ContentType, data: Record<string, unknown>, actor: Actor | null, prepared: readonly PreparedFile[] = []): Promise<{ id: number; record: ApiRecord }> {
+    const { row, links, related } = await this.toRow(db, model, data, 'create');
     const now = toIsoTimestamp(this.now());
     Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: actor?.id ?? null, updated_by_id: actor?.id ?? null });
-    const id = await repo.insertRow(trx, model, row);
-    for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
-    await this.deps.media?.write(trx, model, id, data, prepared, true); // a new record has nothing to drop
-    return id;
+    const inserted = await repo.insertReturning(db, model, row, this.writeBack.columns(model));
+    const id = Number(inserted.id);
+    for (const [rel, ids] of links) await repo.setLinks(db, rel, id, ids);
+    await this.deps.media?.write(db, model, id, data, prepared, true); // a new record has nothing to drop
+    return { id, record: await this.writeBack.present(db, model, inserted, related) };
   }
 
   /** Validated body → column values (defaults, hashing, relation resolution) and many-to-many links. */
-  private async toRow(trx: Knex.Transaction, model: ContentType, data: Record<string, unknown>, mode: WriteMode): Promise<{ row: Row; links: [RelationAttribute, number[]][] }> {
+  private async toRow(trx: repo.Db, model: ContentType, data: Record<string, unknown>, mode: WriteMode): Promise<{ row: Row; links: [RelationAttribute, number[]][]; related: RelatedRows }> {
     const row: Row = {};
+    const related: RelatedRows = new Map();
     const links: [RelationAttribute, number[]][] = [];
     const fieldErrors: Record<string, string[]> = {};
     for (const a of model.attributes) {
@@ -305,7 +315,7 @@ export class RecordService {
         }
       } else if (a.kind === 'relation' && a.owner && !a.private) {
         if (a.column && a.idField) {
-          const resolved = await this.resolveToOne(trx, a, data, fieldErrors);
+          const resolved = await this.resolveToOne(trx, model, a, data, fieldErrors, related);
           if (resolved !== undefined) row[a.column] = resolved;
           else if (mode !== 'patch') row[a.column] = null;
         } else if (a.joinTable && a.name in data) {
@@ -321,7 +331,7 @@ export class RecordService {
       }
     }
     if (Object.keys(fieldErrors).length > 0) throw new ValidationError(`invalid ${model.name}`, fieldErrors);
-    return { row, links };
+    return { row, links, related };
   }
 
   private target(a: RelationAttribute): ContentType {
@@ -330,8 +340,11 @@ export class RecordService {
     return t;
   }
 
-  /** `instituteId` and/or `instituteUserKey` → the id of an active related record (undefined: not given). */
-  private async resolveToOne(trx: Knex.Transaction, a: RelationAttribute, data: Record<string, unknown>, errors: Record<string, string[]>): Promise<number | null | undefined> {
+  /**
+   * `instituteId` and/or `instituteUserKey` → the id of an active related record (undefined: not given).
+   * The check by id loads what the write's answer shows of that record into `related`.
+   */
+  private async resolveToOne(trx: repo.Db, model: ContentType, a: RelationAttribute, data: Record<string, unknown>, errors: Record<string, string[]>, related: RelatedRows): Promise<number | null | undefined> {
     const idField = a.idField as string;
     const target = this.target(a);
     const byId = data[idField];
@@ -349,6 +362,7 @@ export class RecordService {
     if (byId === undefined) return fromKey;
     if (byId === null) {
       if (fromKey !== undefined) errors[idField] = [`contradicts ${a.userKeyField}`];
+      related.set(a.name, null);
       return null;
     }
     const id = byId as number;
@@ -356,9 +370,13 @@ export class RecordService {
       errors[idField] = [`names ${target.name} ${id} but ${a.userKeyField} names ${fromKey}`];
       return undefined;
     }
-    if (fromKey === undefined && !(await repo.activeIds(trx, target, [id])).has(id)) {
-      errors[idField] = [`no ${target.name} with id ${id}`];
-      return undefined;
+    if (fromKey === undefined) {
+      const found = await repo.findById(trx, target, id, 'active', this.writeBack.relatedFields(model, a.name));
+      if (!found) {
+        errors[idField] = [`no ${target.name} with id ${id}`];
+        return undefined;
+      }
+      related.set(a.name, found);
     }
     return id;
   }
@@ -367,7 +385,7 @@ export class RecordService {
     await this.mustExist(trx, model, id, 'active');
     if (!model.softDelete) {
       // A model without soft delete loses the row for good; the answer shows it as it was.
-      const before = await this.readBack(trx, model, id, 'active');
+      const before = await this.writeBack.read(trx, model, id, 'active');
       // Its files go too (after commit); a soft-deleted record keeps them for a recover.
       if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
       try {
@@ -382,7 +400,7 @@ export class RecordService {
     const now = toIsoTimestamp(this.now());
     // The tracker is unique per archived record, so two archived records may share a unique value (spec 3.1 rule 2).
     await repo.updateRow(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, updated_at: now, updated_by_id: actor?.id ?? null });
-    return { ...(await this.readBack(trx, model, id, 'inclusive')), updatedBy: updatedBy(actor) };
+    return { ...(await this.writeBack.read(trx, model, id, 'inclusive')), updatedBy: updatedBy(actor) };
   }
 
   private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
@@ -397,6 +415,6 @@ export class RecordService {
       }
       throw err instanceof AppError ? err : e;
     }
-    return { ...(await this.readBack(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+    return { ...(await this.writeBack.read(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
   }
 }

@@ -52,6 +52,23 @@ for (const dialect of DIALECTS) {
         expect(b.body.error.details.fields).to.have.property('instituteId');
       });
 
+      it('answers a write with the relation as a read shows it; an archived related record is refused', async () => {
+        const created = await app.http.post('/api/fee-type', feeType('Answered'));
+        const read = await app.http.get(`/api/fee-type/${created.body.data.id}?populate[0]=institute`);
+        expect(created.body.data.institute).to.deep.equal(read.body.institute);
+        const other = (await app.http.post('/api/institute', { name: 'Capital City', code: 'CAP' })).body.data;
+        const moved = await app.http.patch(`/api/fee-type/${created.body.data.id}`, { instituteId: other.id });
+        expect(moved.body.data.institute).to.deep.equal((await app.http.get(`/api/institute/${other.id}`)).body);
+        const byKey = await app.http.patch(`/api/fee-type/${created.body.data.id}`, { instituteUserKey: 'SPH' });
+        expect(byKey.body.data.institute).to.deep.equal(read.body.institute);
+        const cleared = await app.http.patch(`/api/fee-type/${created.body.data.id}`, { instituteId: null });
+        expect(cleared.body.data).to.include({ instituteId: null, institute: null });
+        expect((await app.http.del(`/api/institute/${other.id}`)).status).to.equal(200);
+        const onArchived = await app.http.post('/api/fee-type', feeType('On archived', { instituteId: other.id }));
+        expect(onArchived.status).to.equal(422);
+        expect(onArchived.body.error.details.fields.instituteId).to.deep.equal([`no institute with id ${other.id}`]);
+      });
+
       it('refuses a contradiction between instituteId and instituteUserKey', async () => {
         const other = await app.http.post('/api/institute', { name: 'Shelbyville', code: 'SHV' });
         const res = await app.http.post('/api/fee-type', { feeType: 'Gym', instituteId: other.body.data.id, instituteUserKey: 'SPH' });
