@@ -32,6 +32,8 @@ interface Options {
 interface Scenario {
   readonly name: string;
   readonly floor: boolean;
+  /** Connections for this scenario (default --connections): 1 measures one client's latency. */
+  readonly connections?: number;
   readonly request: (ctx: { rows: number; token: string | null; seq: () => number }) => autocannon.Request;
 }
 
@@ -39,6 +41,8 @@ const ROOT = findRootDir(__dirname);
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 const LIST_PATH = '/api/fee-type?filters[latePaymentFeesType][$eq]=fixed&filters[latePaymentFees][$gte]=10&sort[0]=-dueDate&limit=10&populate[0]=institute';
+
+const GROUPED_PATH = '/api/fee-type?groupBy[0]=dueDate:month&aggregates[0]=latePaymentFees:sum&limit=50';
 
 const auth = (token: string | null): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
 const json = (token: string | null): Record<string, string> => ({ 'content-type': 'application/json', ...auth(token) });
@@ -72,7 +76,8 @@ const SCENARIOS: readonly Scenario[] = [
     }),
   },
   { name: 'listIndexed', floor: false, request: ({ token }) => ({ method: 'GET', path: '/api/fee-type?filters[dueDate][$eq]=2025-05-01&limit=10', headers: auth(token) }) },
-  { name: 'grouped', floor: false, request: ({ token }) => ({ method: 'GET', path: '/api/fee-type?groupBy[0]=dueDate:month&aggregates[0]=latePaymentFees:sum&limit=50', headers: auth(token) }) },
+  { name: 'grouped', floor: false, request: ({ token }) => ({ method: 'GET', path: GROUPED_PATH, headers: auth(token) }) },
+  { name: 'grouped1', floor: false, connections: 1, request: ({ token }) => ({ method: 'GET', path: GROUPED_PATH, headers: auth(token) }) },
   {
     name: 'authenticate',
     floor: false,
@@ -82,6 +87,7 @@ const SCENARIOS: readonly Scenario[] = [
 
 interface Measured {
   readonly scenario: string;
+  readonly connections: number;
   readonly target: 'service' | 'floor';
   readonly rps: number;
   readonly p50: number;
@@ -130,11 +136,12 @@ function run(url: string, req: autocannon.Request, connections: number, duration
 }
 
 async function measure(target: Measured['target'], base: string, s: Scenario, ctx: Parameters<Scenario['request']>[0], o: Options, pid: number | undefined): Promise<Measured> {
-  if (o.warmup > 0) await run(base, s.request(ctx), o.connections, o.warmup);
+  const connections = s.connections ?? o.connections;
+  if (o.warmup > 0) await run(base, s.request(ctx), connections, o.warmup);
   const cpuBefore = cpuMs(pid);
-  const r = await run(base, s.request(ctx), o.connections, o.duration);
+  const r = await run(base, s.request(ctx), connections, o.duration);
   const cpuMsPerReq = Math.round(((cpuMs(pid) - cpuBefore) / Math.max(1, r.requests.total)) * 1000) / 1000;
-  return { scenario: s.name, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq };
+  return { scenario: s.name, connections, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq };
 }
 
 function start(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): ChildProcess {
@@ -244,9 +251,9 @@ async function sameAnswers(serviceUrl: string, floorUrl: string, token: string |
 function report(results: readonly Measured[], o: Options): void {
   const pad = (v: unknown, w: number): string => String(v).padStart(w);
   process.stdout.write(`\n${o.db}, ${o.rows} rows, ${o.connections} connections, ${o.duration} s per run\n`);
-  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('CPU ms/req', 12)}\n`);
+  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('conns', 6)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('CPU ms/req', 12)}\n`);
   for (const r of results) {
-    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
+    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.connections, 6)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
   }
   for (const s of ['list', 'findOne', 'create']) {
     const svc = results.find((r) => r.scenario === s && r.target === 'service');
