@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --rows N --db sqlite|postgres --duration S --connections C --smoke]`
+ * `npm run bench [-- --rows N --db sqlite|postgres --duration S --connections C --repeat N --only a,b --smoke]`
  * Seeds a fresh database, starts the service and the hand-written floor (bench/floor.ts) as child
  * processes on 127.0.0.1, drives both with autocannon and prints requests/s, p50, p99, errors, RSS and
  * the service/floor ratios. Bounded in time; loopback only.
@@ -24,6 +24,7 @@ interface Options {
   warmup: number;
   connections: number;
   smoke: boolean;
+  repeat: number;
   only?: string;
   out?: string;
   profile?: string;
@@ -162,6 +163,7 @@ async function main(): Promise<void> {
     .option('--only <names>', 'comma-separated scenarios')
     .option('--out <file>', 'write the figures as JSON')
     .option('--profile <dir>', 'write CPU profiles of the service and the floor (node --cpu-prof) into this folder')
+    .option('--repeat <n>', 'measure each scenario n times (service and floor in turn) and report the medians', (v) => Number(v), 1)
     .option('--smoke', 'a short run that only proves the benchmark works', false)
     .parse(process.argv)
     .opts<Options>();
@@ -214,16 +216,19 @@ async function main(): Promise<void> {
     let n = 0;
     const ctx = { rows: o.rows, token, seq: () => ++n };
     const wanted = o.only ? new Set(o.only.split(',')) : null;
-    const results: Measured[] = [];
-    for (const s of SCENARIOS) {
-      if (wanted && !wanted.has(s.name)) continue;
-      if (s.name === 'authenticate' && !hasIdentity) continue;
-      results.push(await measure('service', serviceUrl, s, ctx, o, service.pid));
-      if (s.floor) results.push(await measure('floor', floorUrl, s, ctx, o, floor.pid));
+    const runs: Measured[] = [];
+    for (let round = 0; round < Math.max(1, o.repeat); round++) {
+      for (const s of SCENARIOS) {
+        if (wanted && !wanted.has(s.name)) continue;
+        if (s.name === 'authenticate' && !hasIdentity) continue;
+        runs.push(await measure('service', serviceUrl, s, ctx, o, service.pid));
+        if (s.floor) runs.push(await measure('floor', floorUrl, s, ctx, o, floor.pid));
+      }
     }
-    report(results, o);
-    if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, results }, null, 2));
-    const failed = results.filter((r) => r.target === 'service' && (r.errors > 0 || r.non2xx > 0));
+    const results = medians(runs);
+    report(results, ratios(runs), o);
+    if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, results, ratios: ratios(runs), runs }, null, 2));
+    const failed = runs.filter((r) => r.target === 'service' && (r.errors > 0 || r.non2xx > 0));
     if (failed.length > 0) {
       process.stderr.write(`errors in: ${failed.map((f) => `${f.scenario} (${f.errors} errors, ${f.non2xx} non-2xx)`).join(', ')}\n`);
       process.exitCode = 1;
@@ -248,18 +253,49 @@ async function sameAnswers(serviceUrl: string, floorUrl: string, token: string |
   }
 }
 
-function report(results: readonly Measured[], o: Options): void {
+const median = (xs: readonly number[]): number => {
+  const v = [...xs].sort((x, y) => x - y);
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+};
+
+/** One row per scenario and target: the median of each figure over the rounds (errors summed). */
+function medians(runs: readonly Measured[]): Measured[] {
+  const groups = new Map<string, Measured[]>();
+  for (const r of runs) groups.set(`${r.scenario}\0${r.target}`, [...(groups.get(`${r.scenario}\0${r.target}`) ?? []), r]);
+  return [...groups.values()].map((g) => ({
+    ...g[0],
+    rps: Math.round(median(g.map((r) => r.rps))),
+    p50: median(g.map((r) => r.p50)),
+    p99: median(g.map((r) => r.p99)),
+    errors: g.reduce((n, r) => n + r.errors, 0),
+    non2xx: g.reduce((n, r) => n + r.non2xx, 0),
+    rssMb: Math.max(...g.map((r) => r.rssMb)),
+    cpuMsPerReq: Math.round(median(g.map((r) => r.cpuMsPerReq)) * 1000) / 1000,
+  }));
+}
+
+/** service/floor requests per second, per round (each service run against the floor run right after it), and their median. */
+function ratios(runs: readonly Measured[]): Record<string, { median: number; rounds: number[] }> {
+  const out: Record<string, { median: number; rounds: number[] }> = {};
+  runs.forEach((r, i) => {
+    const fl = runs[i + 1];
+    if (r.target !== 'service' || !fl || fl.target !== 'floor' || fl.scenario !== r.scenario || fl.rps <= 0) return;
+    const entry = (out[r.scenario] ??= { median: 0, rounds: [] });
+    entry.rounds.push(Math.round((r.rps / fl.rps) * 100) / 100);
+    entry.median = median(entry.rounds);
+  });
+  return out;
+}
+
+function report(results: readonly Measured[], ratio: ReturnType<typeof ratios>, o: Options): void {
   const pad = (v: unknown, w: number): string => String(v).padStart(w);
-  process.stdout.write(`\n${o.db}, ${o.rows} rows, ${o.connections} connections, ${o.duration} s per run\n`);
+  const rounds = Math.max(1, o.repeat);
+  process.stdout.write(`\n${o.db}, ${o.rows} rows, ${o.connections} connections, ${o.duration} s per run${rounds > 1 ? `, medians of ${rounds} rounds (RSS: the largest)` : ''}\n`);
   process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('conns', 6)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('CPU ms/req', 12)}\n`);
   for (const r of results) {
     process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.connections, 6)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
   }
-  for (const s of ['list', 'findOne', 'create']) {
-    const svc = results.find((r) => r.scenario === s && r.target === 'service');
-    const fl = results.find((r) => r.scenario === s && r.target === 'floor');
-    if (svc && fl && fl.rps > 0) process.stdout.write(`ratio ${s}: ${(svc.rps / fl.rps).toFixed(2)} of the floor\n`);
-  }
+  for (const [s, r] of Object.entries(ratio)) process.stdout.write(`ratio ${s}: ${r.median.toFixed(2)} of the floor${r.rounds.length > 1 ? ` (rounds: ${r.rounds.join(', ')})` : ''}\n`);
 }
 
 main().catch((e: unknown) => {
