@@ -9,7 +9,7 @@ import { docsRouter } from '../openapi/docs';
 import { MAX_FILTER_DEPTH, MAX_PARAMETERS, MAX_QUERY_STRING } from '../query/limits';
 import { RecordController, type RecordContext } from '../records/controller';
 import { passwordHasher } from '../records/hash-password';
-import { recordRouter } from '../records/routes';
+import { forModelPaths, recordRouter } from '../records/routes';
 import { RecordService } from '../records/service';
 import { compileValidators } from '../validation/compile';
 import { jsonBody } from './body';
@@ -80,8 +80,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),
     authenticate(authenticator),
-    routed(records.routes()),
-    routed(records.allowedMethods(allowed)),
+    forModelPaths(registry, routed(records.routes())),
+    forModelPaths(registry, routed(records.allowedMethods(allowed))),
   ];
   for (const m of middleware) app.use(m);
   // Errors Koa sees outside the middleware chain (a client that went away, a request cut off by the

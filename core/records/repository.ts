@@ -21,11 +21,37 @@ export async function findPage(db: Db, dialect: Dialect, q: CheckedQuery): Promi
   return { rows: rows as Row[], total };
 }
 
-export async function findById(db: Db, model: ContentType, id: number, scope: SoftDeleteScope, select: readonly SelectedField[], lock: Dialect | null = null): Promise<Row | undefined> {
-  const qb = db.from({ [BASE_ALIAS]: model.table }).select(selectColumns(BASE_ALIAS, select)).where(`${BASE_ALIAS}.id`, id).first();
-  applySoftDeleteScope(qb, BASE_ALIAS, scope);
-  if (lock?.rowLocks) qb.forUpdate();
-  return (await qb) as Row | undefined;
+/** A stand-in id while a by-id SELECT is compiled: its place in the bindings is where each call's id goes. */
+const ID_SLOT = -7_301_505_919;
+
+/**
+ * By-id SELECTs compiled once per dialect, table, scope, lock and column list (the builder costs more
+ * than the query). `fields` lets clients pick column lists, so the map starts over when it is full.
+ */
+const byIdStatements = new Map<string, { sql: string; bindings: Knex.Value[]; idAt: number }>();
+const BY_ID_STATEMENTS_MAX = 2_000;
+
+function byIdStatement(db: Db, dialect: Dialect, model: ContentType, scope: SoftDeleteScope, select: readonly SelectedField[], lock: boolean) {
+  const key = `${dialect.name}\0${model.table}\0${scope}\0${lock}\0${select.map((f) => f.column).join(',')}`;
+  let hit = byIdStatements.get(key);
+  if (!hit) {
+    const qb = db.from({ [BASE_ALIAS]: model.table }).select(selectColumns(BASE_ALIAS, select)).where(`${BASE_ALIAS}.id`, ID_SLOT).first();
+    applySoftDeleteScope(qb, BASE_ALIAS, scope);
+    if (lock) qb.forUpdate();
+    const { sql, bindings } = qb.toSQL();
+    hit = { sql, bindings: [...bindings] as Knex.Value[], idAt: bindings.indexOf(ID_SLOT) };
+    if (byIdStatements.size >= BY_ID_STATEMENTS_MAX) byIdStatements.clear();
+    byIdStatements.set(key, hit);
+  }
+  return hit;
+}
+
+/** Record `id` in `scope` with the `select` columns; `lock`: FOR UPDATE where the dialect has row locks. */
+export async function findById(db: Db, dialect: Dialect, model: ContentType, id: number, scope: SoftDeleteScope, select: readonly SelectedField[], lock = false): Promise<Row | undefined> {
+  const st = byIdStatement(db, dialect, model, scope, select, lock && dialect.rowLocks);
+  const bindings = [...st.bindings];
+  bindings[st.idAt] = id;
+  return dialect.rawRows(await db.raw(st.sql, bindings))[0];
 }
 
 export async function activeIds(db: Db, model: ContentType, ids: readonly number[], scope: SoftDeleteScope = 'active'): Promise<Set<number>> {

@@ -1,7 +1,9 @@
 /** Registry → @koa/router routes: the ten record endpoints of spec 4.3 for every model. */
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { RequestState } from '../http/state';
 import type { Authorizer, RecordAction } from '../plugin-api';
+import { NotFoundError } from '../errors/errors';
 import type { Registry } from '../registry/types';
 import { type RecordContext, type RecordController, requirePermission } from './controller';
 
@@ -26,17 +28,31 @@ export const RECORD_ROUTES: readonly RouteSpec[] = [
   { method: 'delete', path: '/:id', action: 'delete', handle: (c, ctx, m) => c.remove(ctx, m) },
 ];
 
+/**
+ * The ten routes once, with the model as a path parameter: matching costs the same however many models
+ * the registry holds. A path whose first segment names no model with an API is not this router's: it
+ * falls through to the app's 404, whatever its method.
+ */
 export function recordRouter(registry: Registry, controller: RecordController, authorizer: Authorizer | null): Router<RequestState> {
+  const models = new Map(registry.contentTypes.filter((m) => m.api).map((m) => [m.name, m] as const));
   const router = new Router<RequestState>({ prefix: '/api' });
-  for (const model of registry.contentTypes) {
-    if (!model.api) continue; // `api: false`: tables and migrations only, no REST routes
-    for (const r of RECORD_ROUTES) {
-      router[r.method](`/${model.name}${r.path}`, async (ctx) => {
-        const c = ctx as unknown as RecordContext;
-        await requirePermission(authorizer, c, model.name, r.action);
-        await r.handle(controller, c, model);
-      });
-    }
+  for (const r of RECORD_ROUTES) {
+    router[r.method](`/:model${r.path}`, async (ctx) => {
+      const c = ctx as unknown as RecordContext;
+      const model = models.get(c.params.model);
+      if (!model) throw new NotFoundError('not found');
+      await requirePermission(authorizer, c, model.name, r.action);
+      await r.handle(controller, c, model);
+    });
   }
   return router;
+}
+
+/** Runs `m` (the record router or its allowedMethods) only for `/api/<model with an API>[/…]`. */
+export function forModelPaths(registry: Registry, m: Middleware<RequestState>): Middleware<RequestState> {
+  const names = new Set(registry.contentTypes.filter((c) => c.api).map((c) => c.name));
+  return (ctx, next) => {
+    const [, api, model] = ctx.path.split('/', 3);
+    return api === 'api' && names.has(model) ? m(ctx, next) : next();
+  };
 }

@@ -108,7 +108,7 @@ export class RecordService {
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
     const { db, dialect } = this.deps;
     return this.run(q.model, async () => {
-      const row = await repo.findById(db, q.model, id, q.softDelete, withLinks(q.select, q.populate));
+      const row = await repo.findById(db, dialect, q.model, id, q.softDelete, withLinks(q.select, q.populate));
       if (!row) throw new NotFoundError(`no ${q.model.name} with id ${id}`);
       const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate);
       await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
@@ -254,7 +254,7 @@ export class RecordService {
   }
 
   private async mustExist(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'exclusive'): Promise<Row> {
-    const row = await repo.findById(trx, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], this.deps.dialect);
+    const row = await repo.findById(trx, this.deps.dialect, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], true);
     if (!row) throw new NotFoundError(scope === 'active' ? `no ${model.name} with id ${id}` : `no archived ${model.name} with id ${id}`);
     return row;
   }
@@ -371,7 +371,7 @@ export class RecordService {
       return undefined;
     }
     if (fromKey === undefined) {
-      const found = await repo.findById(trx, target, id, 'active', this.writeBack.relatedFields(model, a.name));
+      const found = await repo.findById(trx, this.deps.dialect, target, id, 'active', this.writeBack.relatedFields(model, a.name));
       if (!found) {
         errors[idField] = [`no ${target.name} with id ${id}`];
         return undefined;

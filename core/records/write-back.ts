@@ -51,7 +51,7 @@ export class WriteBack {
   /** Reads record `id` in `scope` and presents it. */
   async read(db: Knex, model: ContentType, id: number, scope: SoftDeleteScope): Promise<ApiRecord> {
     const { query } = this.answer(model);
-    const row = await repo.findById(db, model, id, scope, withLinks(query.select, query.populate));
+    const row = await repo.findById(db, this.dialect, model, id, scope, withLinks(query.select, query.populate));
     if (!row) throw new NotFoundError(`no ${model.name} with id ${id}`);
     return this.present(db, model, row);
   }

@@ -26,6 +26,8 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** SELECT … FOR UPDATE is meaningful (SQLite serializes writers anyway). */
   readonly rowLocks: boolean;
+  /** The rows of a `knex.raw` SELECT (the drivers answer in different shapes). */
+  rawRows(result: unknown): Record<string, unknown>[];
   /** `column` matches `value` as plain text (`%`, `_`, `\` match themselves); never NULL for a non-null column. */
   like(column: string, value: string, opts: Omit<LikeOptions, 'negate'>): SqlFragment;
   /**

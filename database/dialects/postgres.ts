@@ -44,6 +44,7 @@ function isUnavailable(err: unknown, depth = 0): boolean {
 export const postgresDialect: Dialect = {
   ...postgresDates,
   rowLocks: true,
+  rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
   name: 'postgres',
 
   like(column, value, { caseInsensitive, mode }) {

@@ -17,6 +17,7 @@ function constraintColumns(message: string): { table: string | null; columns: st
 export const sqliteDialect: Dialect = {
   ...sqliteDates,
   rowLocks: false,
+  rawRows: (result) => result as Record<string, unknown>[],
   name: 'sqlite',
 
   like(column, value, { caseInsensitive, mode }) {
