@@ -12,7 +12,7 @@
  */
 import { expect } from 'chai';
 import { figures, send } from './helpers/load';
-import { call, createUserOver, firstId, msUntil, type Nodes, REDIS_URL, startNodes } from './helpers/nodes';
+import { attemptsUntil429, call, createUserOver, firstId, msUntil, type Nodes, REDIS_URL, startNodes } from './helpers/nodes';
 import type { ServerProcess } from './helpers/server-process';
 
 const PER_ACCOUNT = 5;
@@ -30,18 +30,6 @@ const VARIANTS = [
 let scenario = 0;
 /** A client address of its own per scenario (TEST-NET-2), so scenarios never share an address counter. */
 const freshAddress = (): string => `198.51.100.${++scenario}`;
-
-/** Wrong-password sign-ins for `username` on the given nodes in turn, until the first 429: its attempt number. */
-async function attemptsUntil429(nodes: readonly ServerProcess[], body: (i: number) => Record<string, string>, address: string, max: number): Promise<{ first429: number | null; statuses: number[] }> {
-  const statuses: number[] = [];
-  for (let i = 0; i < max; i++) {
-    const node = nodes[i % nodes.length];
-    const r = await call(node.url, 'POST', '/api/iam/authenticate', { body: body(i), headers: { 'x-forwarded-for': address } });
-    statuses.push(r.status);
-    if (r.status === 429) return { first429: i + 1, statuses };
-  }
-  return { first429: null, statuses };
-}
 
 for (const variant of VARIANTS) {
   describe(`several nodes: two processes, ${variant.name}`, function () {

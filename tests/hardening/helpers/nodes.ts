@@ -95,3 +95,15 @@ export async function msUntil(probe: () => Promise<number>, status: number, limi
   }
   return null;
 }
+
+/** Sign-ins with `body(i)` sent to the given nodes in turn from one client address, until the first 429: its attempt number. */
+export async function attemptsUntil429(nodes: readonly ServerProcess[], body: (i: number) => Record<string, string>, address: string, max: number): Promise<{ first429: number | null; statuses: number[] }> {
+  const statuses: number[] = [];
+  for (let i = 0; i < max; i++) {
+    const node = nodes[i % nodes.length];
+    const r = await call(node.url, 'POST', '/api/iam/authenticate', { body: body(i), headers: { 'x-forwarded-for': address } });
+    statuses.push(r.status);
+    if (r.status === 429) return { first429: i + 1, statuses };
+  }
+  return { first429: null, statuses };
+}
