@@ -2,10 +2,9 @@
 /** admin-cli: commander program; core commands plus each plugin's `cli` hook. */
 import { Command } from 'commander';
 import { ConfigError } from '../config';
-import { enabledPlugins } from '../config/plugins';
 import { DestructiveChangeError } from '../database/migrate';
 import { RegistryError } from '../core/registry';
-import { cliDeps, closeCliDeps } from './boot';
+import { cliDeps, cliPlugins, closeCliDeps } from './boot';
 import { registerContentTypes } from './commands/content-types';
 import { registerMedia } from './commands/media';
 import { registerMigrate } from './commands/migrate';
@@ -17,7 +16,7 @@ registerMigrate(program);
 registerContentTypes(program);
 registerMedia(program);
 registerOpenApi(program);
-for (const p of enabledPlugins()) p.cli?.(program, async () => cliDeps());
+for (const p of cliPlugins()) p.cli?.(program, async () => cliDeps());
 
 program
   .parseAsync(process.argv)

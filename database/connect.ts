@@ -5,6 +5,7 @@ import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config/schema';
 import type { Dialect } from './dialects/dialect';
+import { type PoolEvents, type ProbeResult, watchLiveness } from './liveness';
 import { postgresDialect } from './dialects/postgres';
 import { sqliteDialect } from './dialects/sqlite';
 
@@ -30,14 +31,44 @@ const pgTypes = {
  * a refused connection fails at once (knex propagates create errors to the waiting request); a
  * connection that cannot be made or a pool slot that cannot be had in time fails after the bounds
  * below. A statement the server works on longer than STATEMENT_TIMEOUT is cancelled there, and a
- * server that stops answering on an open socket is given up after QUERY_TIMEOUT. Each ends as a
- * 503 (database/dialects/postgres.ts classifies the errors).
+ * server that stops answering on an open socket is given up after QUERY_TIMEOUT (or, when it is
+ * hung as a whole, cut by the liveness watchdog below). Each ends as a 503
+ * (database/dialects/postgres.ts classifies the errors). The acquire bound is also what a request
+ * queued behind connections caught by a hang waits at most (1.5 s: the watchdog cuts them after
+ * about 1.6 s, and a new connection would take the connect timeout on top).
  */
 export const PG_CONNECT_TIMEOUT_MS = 1000;
-export const PG_ACQUIRE_TIMEOUT_MS = 2000;
+export const PG_ACQUIRE_TIMEOUT_MS = 1500;
 export const PG_STATEMENT_TIMEOUT_MS = 10_000;
 export const PG_QUERY_TIMEOUT_MS = 12_000;
 export const PG_IDLE_IN_TRANSACTION_TIMEOUT_MS = 15_000;
+/**
+ * A server that hangs (stopped, or a silent network) answers nothing and closes nothing: a pooled
+ * connection held longer than PG_HANG_SUSPECT_MS makes database/liveness.ts ask the server on a fresh
+ * connection; no answer within PG_PROBE_TIMEOUT_MS cuts every pooled connection (→ 503 at once).
+ * A request caught by a hang is so answered within about SUSPECT + PROBE + one tick (~1.6 s).
+ */
+export const PG_HANG_SUSPECT_MS = 500;
+export const PG_PROBE_TIMEOUT_MS = 1000;
+
+/** A SQLSTATE (class 00–58, F0, HV, P0, XX): the server answered, even if with an error. */
+const SQLSTATE = /^([0-9]{2}|F0|HV|P0|XX)[0-9A-Z]{3}$/;
+
+/** Connect on a connection of its own and `select 1`: did the server answer within the probe time? */
+async function probePostgres(connectionString: string): Promise<ProbeResult> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: PG_PROBE_TIMEOUT_MS, query_timeout: PG_PROBE_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return 'answered';
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    return typeof code === 'string' && SQLSTATE.test(code) ? 'answered' : 'silent';
+  } finally {
+    client.end().catch(() => undefined);
+  }
+}
 
 interface SqliteConnection {
   run(sql: string, cb: (err: Error | null) => void): void;
@@ -79,6 +110,10 @@ export function connect(target: DatabaseTarget, opts: { poolMax?: number; log?: 
       pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: PG_ACQUIRE_TIMEOUT_MS },
       acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
     });
+    const pool: unknown = db.client.pool;
+    if (pool && typeof (pool as { on?: unknown }).on === 'function') {
+      watchLiveness(pool as PoolEvents, () => probePostgres(target.connectionString), { suspectMs: PG_HANG_SUSPECT_MS, probeGapMs: PG_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
+    }
     return { db, dialect: postgresDialect };
   }
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });

@@ -62,7 +62,9 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const records = recordRouter(registry, controller, authorizer);
   const allowed = { throw: true, methodNotAllowed: () => new MethodNotAllowedError('method not allowed on this path'), notImplemented: () => new NotFoundError('not found') };
 
-  const app = new Koa<RequestState>({ proxy: config.trustProxy });
+  // TRUST_PROXY trusts one proxy hop, the load balancer: the client address is the LAST
+  // X-Forwarded-For entry (the one it appends or writes), never one a client put in front of it.
+  const app = new Koa<RequestState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   const health = healthRouter(db);
   // The OpenAPI document is built once, at boot, from the registry and the plugins' fragments.
   const docs = docsRouter(appDocument(plugins, pluginDeps));

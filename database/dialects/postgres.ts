@@ -27,9 +27,13 @@ const UNAVAILABLE = new Set([
   '57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '08001', '08004', '08P01', '53000', '53100', '53200', '53300',
 ]);
 
-/** What node-postgres and knex say when the connection is gone or cannot be had in time. */
+/**
+ * What node-postgres and knex say when the connection is gone or cannot be had in time. "timeout
+ * expired" is node-postgres's connectionTimeoutMillis on a server that accepts and never answers
+ * (a hung one: tests/hardening/database-hang.test.ts).
+ */
 const UNAVAILABLE_MESSAGE =
-  /Knex: Timeout acquiring a connection|Connection terminated|connection error and is not queryable|Client was closed and is not queryable|Query read timeout|timeout exceeded when trying to connect|the database system is (shutting down|starting up|in recovery mode)/;
+  /Knex: Timeout acquiring a connection|Connection terminated|connection error and is not queryable|Client was closed and is not queryable|Query read timeout|timeout exceeded when trying to connect|^timeout expired$|the database system is (shutting down|starting up|in recovery mode)/;
 
 function isUnavailable(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 3) return false;

@@ -8,15 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import knex from 'knex';
-import { figures, type Outcome, percentile, runLoad, send, tally } from './helpers/load';
+import { figures, type Outcome, percentile, send, tally } from './helpers/load';
+import { auditWrites, startPhasedLoad } from './helpers/phased-load';
 import { type ServerProcess, startServerProcess } from './helpers/server-process';
 import { createThrowawayPostgres, postgresToolsAvailable, type ThrowawayPostgres } from './helpers/throwaway-postgres';
 
 const UP_BEFORE_MS = 1500;
 const DOWN_MS = 3000;
 const UP_AFTER_MS = 2000;
-const BATCH = 3;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -45,42 +44,15 @@ describe('database lost under load [postgres, throwaway cluster]', function () {
     expect(inst.status).to.equal(200);
     const instituteId = (inst.body as { data: { id: number } }).data.id;
 
-    let phase: 'up' | 'stopping' | 'down' | 'starting' | 'recovered' = 'up';
-    let done = false;
-    const phaseOf = new Map<string, string>();
-    const load = runLoad({
-      baseUrl: s.url,
-      workers: 12,
-      until: () => done,
-      next: (w, i) => {
-        const r = i % 4;
-        if (r === 0) return { kind: 'create', method: 'POST', path: '/api/fee-type', body: { feeType: `f-${w}-${i}`, instituteId }, tag: { phase, names: [`f-${w}-${i}`] } };
-        if (r === 1) {
-          const names = Array.from({ length: BATCH }, (_, k) => `g-${w}-${i}-${k}`);
-          return { kind: 'bulk', method: 'POST', path: '/api/fee-type/bulk', body: names.map((feeType) => ({ feeType, instituteId })), tag: { phase, names } };
-        }
-        if (r === 2) return { kind: 'list', method: 'GET', path: '/api/fee-type?limit=10&sort[0]=-id', tag: { phase } };
-        return { kind: 'findOne', method: 'GET', path: `/api/institute/${instituteId}`, tag: { phase } };
-      },
-      onOutcome: (o) => phaseOf.set(o.requestId, phase),
-    });
-    const ready: { phase: string; status: number | null; ms: number; at: number }[] = [];
-    const probe = (async () => {
-      while (!done) {
-        const o = await send(s.url, { kind: 'ready', method: 'GET', path: '/health/ready' });
-        ready.push({ phase, status: o.status, ms: o.ms, at: Date.now() });
-        await sleep(100);
-      }
-    })();
-
+    const load = startPhasedLoad(s.url, instituteId, 12);
     await sleep(UP_BEFORE_MS);
-    phase = 'stopping';
+    load.phase = 'stopping';
     const stopAt = Date.now();
     await db.stop();
-    phase = 'down';
+    load.phase = 'down';
     const downAt = Date.now();
     await sleep(DOWN_MS);
-    phase = 'starting';
+    load.phase = 'starting';
     await db.start();
     const startedAt = Date.now();
     // the service must notice by itself: no restart, no poke other than ordinary requests
@@ -90,37 +62,20 @@ describe('database lost under load [postgres, throwaway cluster]', function () {
       if (o.status === 200) recoveredAt = Date.now();
       else await sleep(50);
     }
-    phase = 'recovered';
+    load.phase = 'recovered';
     await sleep(UP_AFTER_MS);
-    done = true;
-    const outcomes: Outcome[] = await load;
-    await probe;
+    const { outcomes, ready } = await load.stop();
+    const audit = await auditWrites(db.url, outcomes);
 
-    const check = knex({ client: 'pg', connection: db.url, pool: { min: 0, max: 1 } });
-    let present: Set<string>;
-    try {
-      present = new Set((await check('fee_type').select('fee_type')).map((r: { fee_type: string }) => r.fee_type));
-    } finally {
-      await check.destroy();
-    }
-    const writes = outcomes.filter((o) => o.kind === 'create' || o.kind === 'bulk');
-    const names = (o: Outcome): string[] => (o.tag as { names: string[] }).names;
-    const acked = writes.filter((o) => o.status === 200);
-    const lost = acked.flatMap(names).filter((n) => !present.has(n));
-    const failedWrites = writes.filter((o) => o.status !== 200);
-    const halfPresent = failedWrites.filter((o) => {
-      const k = names(o).filter((n) => present.has(n)).length;
-      return k !== 0 && k !== names(o).length;
-    });
-    const failedButPresent = failedWrites.filter((o) => names(o).every((n) => present.has(n)));
-    const whileDown = outcomes.filter((o) => phaseOf.get(o.requestId) === 'down');
-    const readyDown = ready.filter((r) => r.phase === 'down');
+    const endPhase = (o: Outcome): string => load.phases(o).end;
+    const whileDown = outcomes.filter((o) => endPhase(o) === 'down');
+    const readyDown = ready.filter((r) => r.endPhase === 'down');
     const unexpected = outcomes.filter((o) => o.status !== 200 && o.status !== 503);
 
     figures('database lost [postgres]', {
       requests: outcomes.length,
       byStatus: tally(outcomes, (o) => String(o.status ?? o.error)),
-      byPhase: tally(outcomes, (o) => `${phaseOf.get(o.requestId)}:${o.status ?? o.error}`),
+      byPhase: tally(outcomes, (o) => `${endPhase(o)}:${o.status ?? o.error}`),
       msP50: Math.round(percentile(outcomes.map((o) => o.ms), 50)),
       msP99: Math.round(percentile(outcomes.map((o) => o.ms), 99)),
       msMaxWhileDown: Math.round(Math.max(0, ...whileDown.map((o) => o.ms))),
@@ -129,12 +84,12 @@ describe('database lost under load [postgres, throwaway cluster]', function () {
       readyWhileDown: tally(readyDown, (r) => String(r.status)),
       readyMsMaxWhileDown: Math.round(Math.max(0, ...readyDown.map((r) => r.ms))),
       recoveredMsAfterStart: recoveredAt - startedAt,
-      writesAcknowledged: acked.length,
-      recordsAcknowledged: acked.flatMap(names).length,
-      recordsLost: lost.length,
-      writesAnsweredError: failedWrites.length,
-      errorWritesHalfPresent: halfPresent.length,
-      errorWritesFullyPresent: failedButPresent.length,
+      writesAcknowledged: audit.writesAcknowledged,
+      recordsAcknowledged: audit.recordsAcknowledged,
+      recordsLost: audit.lost.length,
+      writesAnsweredError: audit.writesAnsweredError,
+      errorWritesHalfPresent: audit.halfPresent,
+      errorWritesFullyPresent: audit.fullyPresent,
     });
 
     expect(unexpected.map((o) => `${o.kind}: ${o.status ?? o.error}`), 'only 200 or 503').to.deep.equal([]);
@@ -144,9 +99,9 @@ describe('database lost under load [postgres, throwaway cluster]', function () {
     expect(readyDown.length).to.be.greaterThan(5);
     expect(readyDown.every((r) => r.status === 503 && r.ms < 1000), '/health/ready says 503 within a second while down').to.equal(true);
     expect(recoveredAt, 'recovered without a restart').to.be.greaterThan(0);
-    expect(ready.filter((r) => r.phase === 'recovered').every((r) => r.status === 200)).to.equal(true);
-    expect(outcomes.filter((o) => phaseOf.get(o.requestId) === 'recovered').every((o) => o.status === 200), 'all 200 after recovery').to.equal(true);
-    expect(lost, 'acknowledged writes lost').to.deep.equal([]);
-    expect(halfPresent.length, 'half-present writes').to.equal(0);
+    expect(ready.filter((r) => r.endPhase === 'recovered').every((r) => r.status === 200)).to.equal(true);
+    expect(outcomes.filter((o) => endPhase(o) === 'recovered').every((o) => o.status === 200), 'all 200 after recovery').to.equal(true);
+    expect(audit.lost, 'acknowledged writes lost').to.deep.equal([]);
+    expect(audit.halfPresent, 'half-present writes').to.equal(0);
   });
 });

@@ -1,17 +1,21 @@
 /**
  * Issue 8: a bounded soak. A real server process takes a mixed load (lists with populate and
- * filters, findOne, creates, PATCHes) for SOAK_SECONDS per database (default 40), after a short
- * warm-up. No request may fail, and the server's resident memory may not grow by more than
- * SOAK_RSS_GROWTH_MIB (default 64 MiB) over the run: RSS is sampled every 2 s, and the median of the
- * last three samples is compared with the median of the first three (single samples jump by tens of
- * MiB with the garbage collector; a probe with --expose-gc showed the heap after GC flat at ~26 MiB).
- * Sign-ins join the mix once the identity plugin lands.
+ * filters, findOne, creates, PATCHes, and on every connection a password sign-in, a refresh of the
+ * pair it got and a /api/iam/me with the refreshed access token) for SOAK_SECONDS per database
+ * (default 40), after a short warm-up. The sign-in rate limits are lifted for this server (all load
+ * comes from one address). No request may fail, and the server's resident memory may not grow by
+ * more than SOAK_RSS_GROWTH_MIB (default 64 MiB) over the run: RSS is sampled every 2 s, and the
+ * median of the last three samples is compared with the median of the first three (single samples
+ * jump by tens of MiB with the garbage collector; a probe with --expose-gc showed the heap after GC
+ * flat at ~26 MiB). Every sign-in makes a session, so the actor cache and the sessions table grow
+ * with the run: the memory bound covers them.
  */
 import autocannon from 'autocannon';
 import { expect } from 'chai';
 import { DIALECTS } from '../helpers/dialects';
 import { freshDatabase, type FreshDatabase } from './helpers/fresh-service';
 import { figures, send } from './helpers/load';
+import { firstId } from './helpers/nodes';
 import { type ServerProcess, startServerProcess } from './helpers/server-process';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 40);
@@ -19,11 +23,45 @@ const WARMUP_SECONDS = 10;
 const CONNECTIONS = 16;
 const RSS_GROWTH_MIB = Number(process.env.SOAK_RSS_GROWTH_MIB ?? 64);
 
-function mixedRequests(instituteId: number, patchId: number, tag: string, token: string | null): autocannon.Request[] {
+/** Lifted so that sign-ins and refreshes from the one load address never answer 429. */
+const NO_RATE_LIMITS = { IAM_RATE_LIMIT_PER_ACCOUNT: '100000000', IAM_RATE_LIMIT_PER_ADDRESS: '100000000' };
+const SIGN_IN = { username: 'soaker', password: 'soak-password-1' };
+
+/** Answers of the identity calls, by call and status. */
+type Tally = Record<string, number>;
+
+function mixedRequests(instituteId: number, patchId: number, tag: string, token: string | null, identity: Tally): autocannon.Request[] {
   let n = 0;
   const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const json = { 'content-type': 'application/json', ...auth };
+  const plain = { 'content-type': 'application/json' };
+  const count = (call: string, status: number): void => {
+    identity[`${call}:${status}`] = (identity[`${call}:${status}`] ?? 0) + 1;
+  };
+  // the context is per connection: sign-in → refresh with its refresh token → me with the new access token
+  const ctx = (c: object): Record<string, string> => c as Record<string, string>;
   return [
+    {
+      method: 'POST',
+      path: '/api/iam/authenticate',
+      headers: plain,
+      body: JSON.stringify(SIGN_IN),
+      onResponse: (status, body, c) => {
+        count('signIn', status);
+        if (status === 200) ctx(c).refreshToken = (JSON.parse(body) as { data: { refreshToken: string } }).data.refreshToken;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/iam/refresh-tokens',
+      headers: plain,
+      setupRequest: (r, c) => ({ ...r, body: JSON.stringify({ refreshToken: ctx(c).refreshToken ?? 'missing' }) }),
+      onResponse: (status, body, c) => {
+        count('refresh', status);
+        if (status === 200) ctx(c).accessToken = (JSON.parse(body) as { accessToken: string }).accessToken;
+      },
+    },
+    { method: 'GET', path: '/api/iam/me', setupRequest: (r, c) => ({ ...r, headers: { authorization: `Bearer ${ctx(c).accessToken ?? 'missing'}` } }), onResponse: (status) => count('me', status) },
     { method: 'GET', path: '/api/fee-type?limit=20&sort[0]=-id&populate[0]=institute', headers: auth },
     { method: 'POST', path: '/api/fee-type', headers: json, setupRequest: (r) => ({ ...r, body: JSON.stringify({ feeType: `${tag}-${++n}`, instituteId, latePaymentFees: n % 100 }) }) },
     // (no to-many populate here: populate of feeTypes returns every related row, growing with the run — reported in issue 8)
@@ -47,7 +85,7 @@ for (const dialect of DIALECTS) {
     let server: ServerProcess;
     before(async () => {
       fresh = await freshDatabase(dialect);
-      server = await startServerProcess({ ...fresh.env, LOG_LEVEL: 'warn' });
+      server = await startServerProcess({ ...fresh.env, LOG_LEVEL: 'warn', ...NO_RATE_LIMITS });
     });
     after(async () => {
       server?.kill('SIGKILL');
@@ -59,15 +97,20 @@ for (const dialect of DIALECTS) {
       const instituteId = (inst.body as { data: { id: number } }).data.id;
       const patch = await send(server.url, { kind: 'setup', method: 'POST', path: '/api/fee-type', body: { feeType: 'patched', instituteId } });
       const patchId = (patch.body as { data: { id: number } }).data.id;
+      const authenticated = await firstId(server, '/api/role?filters[name][$eq]=authenticated');
+      const user = await send(server.url, { kind: 'setup', method: 'POST', path: '/api/user', body: { ...SIGN_IN, email: 'soaker@example.test', roles: [authenticated] } });
+      expect(user.status, JSON.stringify(user.body)).to.equal(200);
+      const warmIdentity: Tally = {};
+      const identity: Tally = {};
       const rssBoot = server.rssMiB();
 
-      const warm = await run(server.url, WARMUP_SECONDS, mixedRequests(instituteId, patchId, 'warm', server.token));
+      const warm = await run(server.url, WARMUP_SECONDS, mixedRequests(instituteId, patchId, 'warm', server.token, warmIdentity));
       const rssStart = server.rssMiB();
       const samples: number[] = [];
       const sampler = setInterval(() => samples.push(Math.round(server.rssMiB())), 2000);
       let result: autocannon.Result;
       try {
-        result = await run(server.url, SOAK_SECONDS, mixedRequests(instituteId, patchId, 'soak', server.token));
+        result = await run(server.url, SOAK_SECONDS, mixedRequests(instituteId, patchId, 'soak', server.token, identity));
       } finally {
         clearInterval(sampler);
       }
@@ -76,6 +119,7 @@ for (const dialect of DIALECTS) {
       const growth = median3(samples.slice(-3)) - median3(samples.slice(0, 3));
       const ready = await send(server.url, { kind: 'ready', method: 'GET', path: '/health/ready' });
       const rows = Number((await fresh.inspect()('fee_type').count({ c: '*' }))[0].c);
+      const sessions = Number((await fresh.inspect()('sessions').count({ c: '*' }))[0].c);
 
       figures(`soak [${dialect}]`, {
         seconds: SOAK_SECONDS,
@@ -90,7 +134,10 @@ for (const dialect of DIALECTS) {
         timeouts: result.timeouts,
         warmupRequests: warm.requests.total,
         warmupNon2xx: warm.non2xx,
+        identityCalls: identity,
+        warmupIdentityCalls: warmIdentity,
         rowsAfter: rows,
+        sessionsAfter: sessions,
         rssMiB: { boot: Math.round(rssBoot), start: Math.round(rssStart), end: Math.round(rssEnd), growthMedianLast3VsFirst3: growth, samples },
         rssBoundMiB: RSS_GROWTH_MIB,
       });
@@ -100,6 +147,9 @@ for (const dialect of DIALECTS) {
       expect(result.errors, 'connection errors').to.equal(0);
       expect(result.timeouts, 'timeouts').to.equal(0);
       expect(result.requests.total).to.be.greaterThan(SOAK_SECONDS * 50);
+      const failedIdentity = Object.keys(identity).filter((k) => !k.endsWith(':200'));
+      expect(failedIdentity, 'identity calls other than 200').to.deep.equal([]);
+      for (const call of ['signIn', 'refresh', 'me']) expect(identity[`${call}:200`] ?? 0, `${call} answered 200`).to.be.greaterThan(SOAK_SECONDS * 5);
       expect(ready.status).to.equal(200);
       expect(samples.length).to.be.at.least(6);
       expect(growth, 'RSS growth (MiB)').to.be.below(RSS_GROWTH_MIB);

@@ -21,12 +21,14 @@ function contentTypesDir(): string {
 
 /** A fresh plugin instance per server / CLI run (its caches and connections are its own). */
 export function usersPermissions(): Plugin {
-  const runtimes = new Map<PluginDeps, Runtime>();
+  // One runtime per database handle: the server hands bootstrap and createApp different deps objects
+  // for the same database, and two runtimes would mean two sets of caches and Redis connections.
+  const runtimes = new Map<PluginDeps['db'], Runtime>();
   const runtime = (deps: PluginDeps): Runtime => {
-    let r = runtimes.get(deps);
+    let r = runtimes.get(deps.db);
     if (!r) {
       r = createRuntime(deps);
-      runtimes.set(deps, r);
+      runtimes.set(deps.db, r);
     }
     return r;
   };

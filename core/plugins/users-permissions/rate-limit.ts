@@ -1,8 +1,10 @@
 /**
  * Fixed-window counters per client address and per normalized account identifier (429 with
- * Retry-After). In process by default; in Redis when REDIS_URL is set, so several nodes share them.
+ * Retry-After). In process by default; in Redis when REDIS_URL is set, so several nodes share them
+ * (in process again while Redis cannot be reached).
  */
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { RateLimitedError } from '../../errors/errors';
 import type { IamConfig } from '../../../config/schema';
 
@@ -12,14 +14,26 @@ export interface CounterStore {
   close(): Promise<void>;
 }
 
-export function memoryCounters(): CounterStore {
+/**
+ * Windows kept in process at most. Every bucket has the same window length, so the map, kept in
+ * order of window start, is also in order of expiry: expired windows are dropped from its front as
+ * new ones open, and a flood of distinct identifiers from many addresses evicts the oldest live
+ * windows instead of growing the process (about 180 bytes a window measured: ~18 MiB at the bound).
+ */
+export const MEMORY_COUNTERS_MAX = 100_000;
+
+export function memoryCounters(maxWindows = MEMORY_COUNTERS_MAX): CounterStore {
   const windows = new Map<string, { count: number; resetAt: number }>();
   return {
     async hit(key, windowMs) {
       const now = Date.now();
       let w = windows.get(key);
       if (!w || w.resetAt <= now) {
-        if (windows.size > 100_000) for (const [k, v] of windows) if (v.resetAt <= now) windows.delete(k);
+        windows.delete(key); // re-inserted last, so the map stays in order of window start
+        for (const [k, v] of windows) {
+          if (v.resetAt > now && windows.size < maxWindows) break;
+          windows.delete(k);
+        }
         w = { count: 0, resetAt: now + windowMs };
         windows.set(key, w);
       }
@@ -30,16 +44,48 @@ export function memoryCounters(): CounterStore {
   };
 }
 
-/** `namespace`: services sharing one database share counters; other deployments on the same Redis do not. */
-export function redisCounters(url: string, namespace: string): CounterStore {
-  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+/** A Redis command (the counting transaction) not answered in this time counts as a failure. */
+export const REDIS_COMMAND_TIMEOUT_MS = 300;
+/** After a failure, count in process this long before asking Redis again (a hung Redis costs each caller nothing). */
+export const REDIS_RETRY_AFTER_MS = 1000;
+
+/**
+ * `namespace`: services sharing one database share counters; other deployments on the same Redis do
+ * not. While Redis cannot be reached (down, hung, not yet connected) the node counts in process, as
+ * without REDIS_URL, so sign-ins keep working and are still limited per node; the outage is logged
+ * once, and its end too.
+ */
+export function redisCounters(url: string, namespace: string, log: Pick<Logger, 'warn' | 'info'>): CounterStore {
+  const redis = new Redis(url, { enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 });
+  const local = memoryCounters();
+  let retryAt = 0;
+  let degraded = false;
+  const degrade = (err: unknown): void => {
+    retryAt = Date.now() + REDIS_RETRY_AFTER_MS;
+    if (degraded) return;
+    degraded = true;
+    log.warn({ err }, 'rate limits: Redis unavailable, counting in this process until it is back');
+  };
+  redis.on('error', degrade);
+  redis.on('ready', () => {
+    if (!degraded) return;
+    degraded = false;
+    retryAt = 0;
+    log.info('rate limits: Redis is back, counters shared again');
+  });
   return {
     async hit(key, windowMs) {
+      if (redis.status !== 'ready' || Date.now() < retryAt) return local.hit(key, windowMs);
       const k = `ris:${namespace}:rl:${key}`;
-      const res = await redis.multi().incr(k).pexpire(k, windowMs, 'NX').pttl(k).exec();
-      const count = Number(res?.[0]?.[1] ?? 1);
-      const ttl = Number(res?.[2]?.[1] ?? windowMs);
-      return { count, resetMs: ttl > 0 ? ttl : windowMs };
+      try {
+        const res = await redis.multi().incr(k).pexpire(k, windowMs, 'NX').pttl(k).exec();
+        const count = Number(res?.[0]?.[1] ?? 1);
+        const ttl = Number(res?.[2]?.[1] ?? windowMs);
+        return { count, resetMs: ttl > 0 ? ttl : windowMs };
+      } catch (err) {
+        degrade(err);
+        return local.hit(key, windowMs);
+      }
     },
     async close() {
       redis.disconnect();

@@ -49,7 +49,7 @@ export function createRuntime(deps: PluginDeps): Runtime {
   };
   const codes = new Codes(store, secret);
   const mail = delivery(config.mail, log);
-  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, redisNamespace(deps)) : memoryCounters(), config.iam.rateLimit);
+  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, redisNamespace(deps), log) : memoryCounters(), config.iam.rateLimit);
   const service = new IdentityService({ config, log, store, sessions, tokens, passwords, codes, delivery: mail, limiter });
   return { store, passwords, sessions, tokens, authenticator, authorizer, service, delivery: mail, limiter, bus };
 }

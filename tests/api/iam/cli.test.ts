@@ -9,10 +9,11 @@ import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 for (const dialect of DIALECTS) {
   describe(`identity: admin CLI [${dialect}]`, () => {
     let app: TestApp;
-    const cli = (...args: string[]) => {
-      const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env }, encoding: 'utf8', timeout: 30_000 });
-      return { code: r.status, out: r.stdout, err: r.stderr };
+    const cliWith = (env: Record<string, string>, ...args: string[]) => {
+      const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+      return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
     };
+    const cli = (...args: string[]) => cliWith({}, ...args);
 
     before(async () => {
       app = await startTestApp(dialect);
@@ -41,6 +42,18 @@ for (const dialect of DIALECTS) {
       await new Promise((r) => setTimeout(r, 600));
       expect((await editor.http.post('/api/institute', { name: 'Ed 3', code: 'ED3' })).status).to.equal(403);
       expect(cli('role:grant', '--role', 'editor', '--permission', 'nothing.here').err).to.match(/no permission/);
+    });
+
+    it('with REDIS_URL set (as on every node of a cluster), a command exits once it is done', async () => {
+      const t = Date.now();
+      const r = cliWith({ REDIS_URL: 'redis://127.0.0.1:6379' }, 'user:create', '--username', 'redisuser', '--email', 'redis@example.test', '--password', 'redis-pass-1');
+      expect(r.signal, 'still running when killed').to.equal(null);
+      expect(r.code, r.err).to.equal(0);
+      expect(Date.now() - t).to.be.below(10_000);
+      await app.signIn('redisuser', 'redis-pass-1');
+      const failed = cliWith({ REDIS_URL: 'redis://127.0.0.1:6379' }, 'user:create', '--username', 'redisuser', '--email', 'other@example.test', '--password', 'redis-pass-1');
+      expect(failed.signal, 'still running when killed').to.equal(null);
+      expect(failed.code).to.equal(1);
     });
 
     it('user:set-password sets it and ends every session of the user', async () => {

@@ -52,3 +52,27 @@ for (const dialect of DIALECTS) {
     });
   }
 }
+
+for (const dialect of DIALECTS) {
+  describe(`identity: rate limits behind a load balancer, TRUST_PROXY=true [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect, { env: { ...LIMITS, TRUST_PROXY: 'true' } });
+    });
+    after(async () => app?.close());
+
+    it('the address is the last X-Forwarded-For entry: entries a client writes in front of it make no fresh key', async () => {
+      const tag = Date.now().toString(36);
+      const statuses: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        // what an appending proxy sends: the client's own header, then the address the proxy saw
+        const headers = { 'x-forwarded-for': `10.0.0.${i}, 192.0.2.${i}, 198.51.100.77` };
+        statuses.push((await app.anon.post('/api/iam/initiate/forgot-password', { email: `p${i}${tag}@example.test` }, { headers })).status);
+      }
+      expect(statuses.slice(0, 8).every((s) => s === 200)).to.equal(true);
+      expect(statuses[8]).to.equal(429);
+      const other = await app.anon.post('/api/iam/initiate/forgot-password', { email: `q${tag}@example.test` }, { headers: { 'x-forwarded-for': '198.51.100.77, 198.51.100.78' } });
+      expect(other.status, 'another client address, as the proxy saw it').to.equal(200);
+    });
+  });
+}
