@@ -190,7 +190,6 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     await seed(db, o.rows, o.smoke);
     process.stdout.write(`seeded ${o.rows} fee types in ${((Date.now() - t0) / 1000).toFixed(1)} s on ${o.db}\n`);
-    await db.destroy();
 
     // An admin account, when the identity plugin offers the CLI command.
     const cli = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), 'user:create', '--username', 'bench', '--email', 'bench@example.com', '--password', 'bench-password-1', '--roles', 'admin'], { env, encoding: 'utf8' });
@@ -221,8 +220,10 @@ async function main(): Promise<void> {
       for (const s of SCENARIOS) {
         if (wanted && !wanted.has(s.name)) continue;
         if (s.name === 'authenticate' && !hasIdentity) continue;
-        runs.push(await measure('service', serviceUrl, s, ctx, o, service.pid));
-        if (s.floor) runs.push(await measure('floor', floorUrl, s, ctx, o, floor.pid));
+        // Every scenario sees the seeded rows only: what a create run added goes before the next run.
+        const seeded = async (m: Measured): Promise<Measured> => (await db('fee_type').where('id', '>', o.rows).del(), m);
+        runs.push(await seeded(await measure('service', serviceUrl, s, ctx, o, service.pid)));
+        if (s.floor) runs.push(await seeded(await measure('floor', floorUrl, s, ctx, o, floor.pid)));
       }
     }
     const results = medians(runs);
@@ -233,6 +234,7 @@ async function main(): Promise<void> {
       process.stderr.write(`errors in: ${failed.map((f) => `${f.scenario} (${f.errors} errors, ${f.non2xx} non-2xx)`).join(', ')}\n`);
       process.exitCode = 1;
     }
+    await db.destroy();
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -1,7 +1,9 @@
 /**
  * Bearer → verified token → live session → user + roles (Authenticator). The result is cached per
  * session for at most CACHE_TTL_MS, so a revocation in another process sharing the database holds
- * within that time; revocations in this process drop the entry at once.
+ * within that time; revocations in this process drop the entry at once. Concurrent requests of one
+ * session whose entry has expired share one lookup (no burst of identical queries every TTL), and a
+ * lookup that a revocation overtook is answered but not cached.
  */
 import { UnauthorizedError } from '../../errors/errors';
 import type { Actor, Authenticator } from '../../plugin-api';
@@ -15,11 +17,16 @@ const CACHE_MAX = 10_000;
 
 export class IdentityAuthenticator implements Authenticator {
   private readonly cache = new Map<number, { actor: Actor; until: number }>();
+  private readonly inFlight = new Map<number, Promise<Actor>>();
+  /** Moves on every `forget`: a lookup begun before it must not cache what it read. */
+  private generation = 0;
 
   constructor(private readonly tokens: Tokens, private readonly sessions: Sessions, private readonly store: IdentityStore) {}
 
   /** Drops cached actors of ended sessions (or of every session of a user). */
   forget(sessionIds: readonly number[], userId: number | null): void {
+    this.generation++;
+    this.inFlight.clear(); // later requests look up afresh instead of joining a lookup begun before
     for (const id of sessionIds) this.cache.delete(id);
     if (userId !== null) for (const [sid, e] of this.cache) if (e.actor.id === userId) this.cache.delete(sid);
   }
@@ -35,6 +42,22 @@ export class IdentityAuthenticator implements Authenticator {
     const { userId, sessionId } = this.tokens.verify(token);
     const hit = this.cache.get(sessionId);
     if (hit && hit.until > Date.now() && hit.actor.id === userId) return hit.actor;
+    let lookup = this.inFlight.get(sessionId);
+    if (!lookup) {
+      const started: Promise<Actor> = this.lookUp(sessionId, userId).finally(() => {
+        if (this.inFlight.get(sessionId) === started) this.inFlight.delete(sessionId);
+      });
+      lookup = started;
+      this.inFlight.set(sessionId, lookup);
+    }
+    const actor = await lookup;
+    // A token names its user: one for another user of the same session id is not this session's.
+    if (actor.id !== userId) throw new UnauthorizedError('the session has ended; sign in again');
+    return actor;
+  }
+
+  private async lookUp(sessionId: number, userId: number): Promise<Actor> {
+    const generation = this.generation;
     const owner = await this.sessions.live(sessionId);
     if (owner === null || owner !== userId) {
       this.cache.delete(sessionId);
@@ -51,8 +74,10 @@ export class IdentityAuthenticator implements Authenticator {
       roles: Object.freeze(await this.store.rolesOf(user.id)),
       sessionId: String(sessionId),
     });
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(sessionId, { actor, until: Date.now() + CACHE_TTL_MS });
+    if (generation === this.generation) {
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(sessionId, { actor, until: Date.now() + CACHE_TTL_MS });
+    }
     return actor;
   }
 }

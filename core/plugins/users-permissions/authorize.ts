@@ -1,7 +1,7 @@
 /**
  * `<model>.<action>` checks (Authorizer, CONTRACT: Roles and permissions): admin may do everything,
  * a request without a token acts as `public`, others by the union of their roles' permissions.
- * Role → permissions is cached for at most CACHE_TTL_MS.
+ * Role → permissions is cached for at most CACHE_TTL_MS; concurrent misses of one role share one query.
  */
 import type { Actor, Authorizer, RecordAction } from '../../plugin-api';
 import { CACHE_TTL_MS } from './authenticate';
@@ -10,19 +10,35 @@ import type { IdentityStore } from './store';
 
 export class IdentityAuthorizer implements Authorizer {
   private readonly cache = new Map<string, { perms: Set<string>; until: number }>();
+  private readonly inFlight = new Map<string, Promise<Set<string>>>();
+  /** Moves on every `invalidate`: a query begun before it must not cache what it read. */
+  private generation = 0;
 
   constructor(private readonly store: IdentityStore) {}
 
   invalidate(): void {
+    this.generation++;
     this.cache.clear();
+    this.inFlight.clear();
   }
 
   private async permissionsOf(role: string): Promise<Set<string>> {
     const hit = this.cache.get(role);
     if (hit && hit.until > Date.now()) return hit.perms;
-    const perms = await this.store.permissionsOf([role]);
-    this.cache.set(role, { perms, until: Date.now() + CACHE_TTL_MS });
-    return perms;
+    let query = this.inFlight.get(role);
+    if (!query) {
+      const generation = this.generation;
+      query = this.store.permissionsOf([role]).then((perms) => {
+        if (generation === this.generation) this.cache.set(role, { perms, until: Date.now() + CACHE_TTL_MS });
+        return perms;
+      });
+      const started: Promise<Set<string>> = query.finally(() => {
+        if (this.inFlight.get(role) === started) this.inFlight.delete(role);
+      });
+      query = started;
+      this.inFlight.set(role, query);
+    }
+    return query;
   }
 
   async can(actor: Actor | null, model: string, action: RecordAction): Promise<boolean> {
