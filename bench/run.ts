@@ -145,6 +145,17 @@ async function measure(target: Measured['target'], base: string, s: Scenario, ct
   return { scenario: s.name, connections, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq };
 }
 
+/** Waits (at most 15 s) until the processes use under a tenth of a core over 250 ms. */
+async function settle(pids: readonly (number | undefined)[]): Promise<void> {
+  const until = Date.now() + 15_000;
+  while (Date.now() < until) {
+    const before = pids.map(cpuMs);
+    await new Promise((r) => setTimeout(r, 250));
+    const busy = pids.map((p, i) => cpuMs(p) - before[i]).reduce((a, b) => a + b, 0);
+    if (!(busy > 25)) return;
+  }
+}
+
 function start(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): ChildProcess {
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', script)], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   child.on('exit', (code, signal) => {
@@ -221,7 +232,12 @@ async function main(): Promise<void> {
         if (wanted && !wanted.has(s.name)) continue;
         if (s.name === 'authenticate' && !hasIdentity) continue;
         // Every scenario sees the seeded rows only: what a create run added goes before the next run.
-        const seeded = async (m: Measured): Promise<Measured> => (await db('fee_type').where('id', '>', o.rows).del(), m);
+        // and work a run left queued (sign-ins hash on for seconds after their clients stop) ends first.
+        const seeded = async (m: Measured): Promise<Measured> => {
+          await db('fee_type').where('id', '>', o.rows).del();
+          await settle([service.pid, floor.pid]);
+          return m;
+        };
         runs.push(await seeded(await measure('service', serviceUrl, s, ctx, o, service.pid)));
         if (s.floor) runs.push(await seeded(await measure('floor', floorUrl, s, ctx, o, floor.pid)));
       }
