@@ -98,6 +98,8 @@ interface Measured {
   readonly rssMb: number;
   /** CPU time (user + system) the measured process spent per answered request, in ms: steady under machine noise. */
   readonly cpuMsPerReq: number;
+  /** Answers by HTTP status (the JSON output carries it; non2xx says how many were not 2xx). */
+  readonly statuses: Record<string, number>;
 }
 
 /** User + system CPU time of a process so far, in ms (Linux /proc; NaN elsewhere). */
@@ -142,7 +144,8 @@ async function measure(target: Measured['target'], base: string, s: Scenario, ct
   const cpuBefore = cpuMs(pid);
   const r = await run(base, s.request(ctx), connections, o.duration);
   const cpuMsPerReq = Math.round(((cpuMs(pid) - cpuBefore) / Math.max(1, r.requests.total)) * 1000) / 1000;
-  return { scenario: s.name, connections, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq };
+  return { scenario: s.name, connections, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq,
+    statuses: Object.fromEntries(Object.entries((r.statusCodeStats ?? {}) as Record<string, { count?: number }>).map(([code, v]) => [code, v.count ?? 0])) };
 }
 
 /** Waits (at most 15 s) until the processes use under a tenth of a core over 250 ms. */

@@ -5,7 +5,7 @@ import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config/schema';
 import type { Dialect } from './dialects/dialect';
-import { type PoolEvents, type ProbeResult, watchLiveness } from './liveness';
+import { type PoolEvents, type ProbeResult, destroySocket, watchLiveness, withinResponsiveTime } from './liveness';
 import { postgresDialect } from './dialects/postgres';
 import { sqliteDialect } from './dialects/sqlite';
 
@@ -56,16 +56,17 @@ const SQLSTATE = /^([0-9]{2}|F0|HV|P0|XX)[0-9A-Z]{3}$/;
 
 /** Connect on a connection of its own and `select 1`: did the server answer within the probe time? */
 async function probePostgres(connectionString: string): Promise<ProbeResult> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: PG_PROBE_TIMEOUT_MS, query_timeout: PG_PROBE_TIMEOUT_MS });
+  // No timeouts of pg's own: they count wall time, and a busy event loop is not a silent server.
+  const client = new pg.Client({ connectionString });
   client.on('error', () => undefined);
   try {
-    await client.connect();
-    await client.query('select 1');
-    return 'answered';
+    const answer = await withinResponsiveTime(client.connect().then(() => client.query('select 1')), PG_PROBE_TIMEOUT_MS, PG_PROBE_TIMEOUT_MS * 10);
+    return answer === 'timeout' ? 'silent' : 'answered';
   } catch (e) {
     const code = (e as { code?: unknown }).code;
     return typeof code === 'string' && SQLSTATE.test(code) ? 'answered' : 'silent';
   } finally {
+    destroySocket(client);
     client.end().catch(() => undefined);
   }
 }

@@ -47,6 +47,38 @@ export function destroySocket(client: PooledConnection): boolean {
   return false;
 }
 
+const STEP_MS = 50;
+
+/**
+ * Waits for `work` up to `ms` of this process's *responsive* time: a 50 ms step counts only when the
+ * event loop ran it on time. A loop held up by CPU work (many sign-ins hashing passwords at once) has
+ * not been reading the server's answer, so that time does not count against the server; after `capMs`
+ * of wall time the wait gives up as 'inconclusive' (never a reason to cut anything).
+ */
+export async function withinResponsiveTime<T>(work: Promise<T>, ms: number, capMs: number): Promise<{ done: T } | 'timeout' | 'inconclusive'> {
+  let settled: { done: T } | { failed: unknown } | null = null;
+  work.then(
+    (done) => (settled = { done }),
+    (failed: unknown) => (settled = { failed }),
+  );
+  const started = Date.now();
+  let responsive = 0;
+  for (;;) {
+    const before = Date.now();
+    await new Promise((r) => setTimeout(r, STEP_MS).unref());
+    // Answers that arrived while this step waited are read in the poll phase before the next timer.
+    await new Promise((r) => setImmediate(r));
+    const s = settled as { done: T } | { failed: unknown } | null;
+    if (s) {
+      if ('failed' in s) throw s.failed;
+      return s;
+    }
+    if (Date.now() - before < STEP_MS * 2) responsive += STEP_MS;
+    if (responsive >= ms) return 'timeout';
+    if (Date.now() - started >= capMs) return 'inconclusive';
+  }
+}
+
 /** Starts watching `pool`; answers a function that stops it. */
 export function watchLiveness(pool: PoolEvents, probe: () => Promise<ProbeResult>, opts: LivenessOptions, log?: LivenessLog): () => void {
   const all = new Set<PooledConnection>();
