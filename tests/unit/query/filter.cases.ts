@@ -91,6 +91,10 @@ export const FILTER_CASES: readonly FilterCase[] = [
   C('$not under a field', { title: { $not: { $startsWith: 'a' } } }),
   C('double $not', { $not: { $not: { title: { $eq: 'Alpha' } } } }),
   C('$not of a negated operator', { $not: { title: { $ne: 'Alpha' } } }),
+  C('$not list form: one item', { $not: [{ available: { $eq: 'true' } }] }),
+  C('$not list form: NOT (item0 AND item1)', { $not: [{ pages: { $gt: '10' } }, { available: { $eq: 'true' } }] }),
+  C('$not list form around $or', { $not: [{ $or: [{ title: { $contains: 'a' } }, { price: { $null: 'true' } }] }] }),
+  C('$not list form under a field', { title: { $not: [{ $startsWith: 'a' }, { $endsWith: 'a' }] } }),
   C('$or nested in $and nested in $not', { $not: { $and: [{ $or: [{ pages: { $null: 'true' } }, { pages: { $lt: '50' } }] }, { title: { $notNull: 'true' } }] } }),
   // relations: every kind
   C('manyToOne: field of the related record', { author: { name: { $eq: 'Ada' } } }),

@@ -444,4 +444,20 @@ export const COMPILED = {
     sqlite: { sql: "instr(`t0`.`name`, ?) > 0", bindings: ["%"] },
     postgres: { sql: "\"t0\".\"name\" LIKE $1 ESCAPE '\\'", bindings: ["%\\%%"] },
   },
+  "$not list form: one item": {
+    sqlite: { sql: "(NOT (`t0`.`available` = ?) OR `t0`.`available` IS NULL)", bindings: [true] },
+    postgres: { sql: "(NOT (\"t0\".\"available\" = $1) OR \"t0\".\"available\" IS NULL)", bindings: [true] },
+  },
+  "$not list form: NOT (item0 AND item1)": {
+    sqlite: { sql: "((NOT (`t0`.`pages` > ?) OR `t0`.`pages` IS NULL) or (NOT (`t0`.`available` = ?) OR `t0`.`available` IS NULL))", bindings: [10,true] },
+    postgres: { sql: "((NOT (\"t0\".\"pages\" > $1) OR \"t0\".\"pages\" IS NULL) or (NOT (\"t0\".\"available\" = $2) OR \"t0\".\"available\" IS NULL))", bindings: [10,true] },
+  },
+  "$not list form around $or": {
+    sqlite: { sql: "((NOT (instr(`t0`.`title`, ?) > 0) OR `t0`.`title` IS NULL) and `t0`.`price` IS NOT NULL)", bindings: ["a"] },
+    postgres: { sql: "((NOT (\"t0\".\"title\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title\" IS NULL) and \"t0\".\"price\" IS NOT NULL)", bindings: ["%a%"] },
+  },
+  "$not list form under a field": {
+    sqlite: { sql: "((NOT (substr(`t0`.`title`, 1, length(?)) = ?) OR `t0`.`title` IS NULL) or (NOT (substr(`t0`.`title`, -length(?)) = ?) OR `t0`.`title` IS NULL))", bindings: ["a","a","a","a"] },
+    postgres: { sql: "((NOT (\"t0\".\"title\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title\" IS NULL) or (NOT (\"t0\".\"title\" LIKE $2 ESCAPE '\\') OR \"t0\".\"title\" IS NULL))", bindings: ["a%","%a"] },
+  },
 } as const;
