@@ -47,7 +47,7 @@ describe('compile-filter: SQL per dialect (filter.cases.ts)', () => {
 
   it('LIKE patterns escape % _ \\ (PostgreSQL bindings)', () => {
     expect(compileOffline('postgres', 'book', { title: { $contains: 'a%b_c\\d' } }).bindings).to.deep.equal(['%a\\%b\\_c\\\\d%']);
-    expect(compileOffline('sqlite', 'book', { title: { $containsi: 'a%b_c\\d' } }).bindings).to.deep.equal(['%a\\%b\\_c\\\\d%']);
+    expect(compileOffline('postgres', 'book', { title: { $containsi: 'A%B_C\\D' } }).bindings).to.deep.equal(['%a\\%b\\_c\\\\d%']);
     // case-sensitive on SQLite compares exact substrings: nothing to escape
     expect(compileOffline('sqlite', 'book', { title: { $contains: 'a%b_c\\d' } }).bindings).to.deep.equal(['a%b_c\\d']);
   });
