@@ -43,12 +43,6 @@ export function isFolded(model: ContentType, a: Attribute): a is ScalarAttribute
   return model.api && a.kind === 'scalar' && !a.private && ATTRIBUTE_KINDS[a.type].valueClass === 'text';
 }
 
-/** The shadow column of `column` in `model`, or null when it has none. */
-export function foldColumnOf(model: ContentType, column: string): string | null {
-  const a = model.attributes.find((x) => x.kind === 'scalar' && x.column === column);
-  return a && isFolded(model, a) ? foldColumnName(column) : null;
-}
-
 /**
  * Adds the shadow values to a row keyed by column (INSERT or UPDATE): for every folded attribute whose
  * column the row sets, its fold (NULL for NULL). Every writer of a model's rows calls it.
