@@ -11,6 +11,12 @@ import type { Dialect } from '../database/dialects/dialect';
 import type { Registry } from './registry/types';
 import type { RequestState } from './http/state';
 
+/**
+ * Adds the hidden case-fold columns to a row a plugin writes itself (INSERT or UPDATE, keyed by column):
+ * the `…i` filter operators read them (core/registry/fold.ts). Call it on every such write.
+ */
+export { withFolds } from './registry/fold';
+
 /** The record actions a permission names: `<model>.<action>` (CONTRACT: Roles and permissions). */
 export const RECORD_ACTIONS = ['find', 'findOne', 'create', 'update', 'delete', 'recover'] as const;
 export type RecordAction = (typeof RECORD_ACTIONS)[number];

@@ -5,6 +5,7 @@
  */
 import { BadRequestError } from '../errors/errors';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { foldColumnName, foldText, isFolded } from '../registry/fold';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute, type ScalarType, SYSTEM_FIELDS } from '../registry/types';
 import type { FilterNode, ListQuery, PopulateNode, RawValue, SortKey } from './ast';
 import {
@@ -21,7 +22,7 @@ import {
   proveTable,
 } from './checked';
 import { DEFAULT_LIMIT, MAX_POPULATE_DEPTH } from './limits';
-import { OPERATORS, operatorAllows, positiveForm } from './operators';
+import { FOLDED_AS, OPERATORS, operatorAllows, positiveForm } from './operators';
 
 const bad = (at: string, problem: string): never => {
   throw new BadRequestError(`${at}: ${problem}`, { parameter: at });
@@ -29,7 +30,7 @@ const bad = (at: string, problem: string): never => {
 
 /** A name resolved in one model: a column (system, scalar, relation id) or a relation. */
 export type ResolvedName =
-  | { readonly kind: 'column'; readonly name: string; readonly column: string; readonly type: ScalarType }
+  | { readonly kind: 'column'; readonly name: string; readonly column: string; readonly type: ScalarType; readonly fold?: string }
   | { readonly kind: 'relation'; readonly attr: RelationAttribute };
 
 /** Resolves a public field name; private, media and unknown names resolve to null alike (no leak). */
@@ -39,7 +40,7 @@ export function resolveName(model: ContentType, name: string): ResolvedName | nu
   const a = model.byName.get(name);
   if (a) {
     if (a.private) return null;
-    if (a.kind === 'scalar') return { kind: 'column', name: a.name, column: a.column, type: a.type };
+    if (a.kind === 'scalar') return { kind: 'column', name: a.name, column: a.column, type: a.type, ...(isFolded(model, a) && { fold: foldColumnName(a.column) }) };
     if (a.kind === 'relation') return { kind: 'relation', attr: a };
     return null;
   }
@@ -147,7 +148,7 @@ class Checker {
     return negated ? { kind: 'not', item: positive } : positive;
   }
 
-  compare(node: Extract<FilterNode, { kind: 'compare' }>, field: { name: string; column: string; type: ScalarType }, alias: string): CheckedFilter {
+  compare(node: Extract<FilterNode, { kind: 'compare' }>, field: { name: string; column: string; type: ScalarType; fold?: string }, alias: string): CheckedFilter {
     if (field.column === 'deleted_tracker') return this.trackerCompare(node, alias);
     const kind = ATTRIBUTE_KINDS[field.type];
     if (!operatorAllows(node.op, kind.valueClass)) bad(node.at, `operator ${node.op} does not apply to ${field.name} (${field.type})`);
@@ -161,10 +162,13 @@ class Checker {
     const raw: RawValue = node.value;
     if (Array.isArray(raw)) value = raw.map((r, i) => this.coerce(field.type, r, `${node.at}[${i}]`));
     else value = this.coerce(field.type, String(raw), node.at);
+    // `…i` on a text attribute: its hidden fold column, case-sensitively, with the needle folded alike (registry/fold.ts).
+    const folded = FOLDED_AS[op];
+    if (folded && field.fold) return { kind: 'compare', column: proveColumn(alias, field.fold), op: folded, negated, value: foldText(String(value)), valueClass: kind.valueClass };
     return { kind: 'compare', column, op, negated, value, valueClass: kind.valueClass };
   }
 
-  filter(node: FilterNode, model: ContentType, alias: string, field: { name: string; column: string; type: ScalarType } | null, depth: number): CheckedFilter {
+  filter(node: FilterNode, model: ContentType, alias: string, field: { name: string; column: string; type: ScalarType; fold?: string } | null, depth: number): CheckedFilter {
     switch (node.kind) {
       case 'and':
       case 'or':

@@ -52,3 +52,14 @@ export function positiveForm(op: Operator): { op: PositiveOperator; negated: boo
 export function operatorAllows(op: Operator, cls: ValueClass): boolean {
   return (OPERATORS[op].classes as readonly ValueClass[]).includes(cls);
 }
+
+/**
+ * The `…i` operators as the case-sensitive operator they become on a folded column with a folded
+ * needle (core/registry/fold.ts): `$eqi x` is `<column>__fold $eq fold(x)`.
+ */
+export const FOLDED_AS: { readonly [K in PositiveOperator]?: PositiveOperator } = {
+  $eqi: '$eq',
+  $containsi: '$contains',
+  $startsWithi: '$startsWith',
+  $endsWithi: '$endsWith',
+};

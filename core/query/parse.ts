@@ -127,7 +127,7 @@ function filterLevel(v: unknown, at: string, depth: number, budget: FilterBudget
       if (list.length === 0) bad(here, 'needs at least one condition');
       items.push({ kind: key === '$and' ? 'and' : 'or', items: list.map((x, i) => filterLevel(x, `${here}[${i}]`, depth + 1, budget, inField)) });
     } else if (key === '$not') {
-      items.push({ kind: 'not', item: filterLevel(value, here, depth + 1, budget, inField) });
+      items.push({ kind: 'not', item: notOperand(value, here, depth, budget, inField) });
     } else if (isOperator(key)) {
       if (!inField) bad(here, `operator ${key} must stand under a field`);
       items.push({ kind: 'compare', op: key, value: operatorValue(key, value, here), at: here });
@@ -138,6 +138,24 @@ function filterLevel(v: unknown, at: string, depth: number, budget: FilterBudget
     }
   }
   if (items.length === 0) bad(at, 'is empty');
+  return items.length === 1 ? items[0] : { kind: 'and', items };
+}
+
+/** A list or an object whose keys are all indices: the indexed-list form of a logical operator. */
+function isIndexedList(v: unknown): boolean {
+  if (Array.isArray(v)) return true;
+  return isObj(v) && Object.keys(v).length > 0 && Object.keys(v).every((k) => /^\d+$/.test(k));
+}
+
+/**
+ * `$not` takes an object (`filters[$not][a][$eq]=1`) or, like `$and`/`$or` (spec 4.4), an indexed list
+ * (`filters[$not][0][a][$eq]=1&filters[$not][1][b][$eq]=2`): NOT (item0 AND item1 AND …), the same
+ * as the object form with those keys side by side. Field names never are digits (ATTRIBUTE_NAME).
+ */
+function notOperand(value: unknown, here: string, depth: number, budget: FilterBudget, inField: boolean): FilterNode {
+  if (!isIndexedList(value)) return filterLevel(value, here, depth + 1, budget, inField);
+  const list = asList(value, here, MAX_FILTER_NODES);
+  const items = list.map((x, i) => filterLevel(x, `${here}[${i}]`, depth + 1, budget, inField));
   return items.length === 1 ? items[0] : { kind: 'and', items };
 }
 

@@ -14,6 +14,7 @@ import { type CheckedQuery } from '../query/checked';
 import { checkListQuery } from '../query/check';
 import { type CheckedGroupQuery, checkGroupedQuery } from '../query/check-group';
 import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
+import { withFolds } from '../registry/fold';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
@@ -331,7 +332,7 @@ export class RecordService {
       }
     }
     if (Object.keys(fieldErrors).length > 0) throw new ValidationError(`invalid ${model.name}`, fieldErrors);
-    return { row, links, related };
+    return { row: withFolds(model, row), links, related };
   }
 
   private target(a: RelationAttribute): ContentType {

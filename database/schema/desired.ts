@@ -1,6 +1,7 @@
 /** Registry → the tables, columns and indexes it needs (pure). */
 import { createHash } from 'node:crypto';
 import { ATTRIBUTE_KINDS } from '../../core/registry/attribute-kinds';
+import { foldColumnName, isFolded } from '../../core/registry/fold';
 import { snakeCase } from '../../core/registry/naming';
 import { type ContentType, NOT_DELETED, type Registry } from '../../core/registry/types';
 import { MEDIA_TABLE, mediaTableDef } from '../../core/media/table';
@@ -54,6 +55,16 @@ function modelTable(ct: ContentType, registry: Registry): TableDef {
         ...(def !== undefined && a.type !== 'json' && { default: def }),
         ...(a.renamedFrom !== undefined && { renamedFrom: snakeCase(a.renamedFrom) }),
       });
+      if (isFolded(ct, a)) {
+        // The hidden case-fold of the value (core/registry/fold.ts); `text`: folding may lengthen it (ß → ss).
+        columns.push({
+          name: foldColumnName(a.column),
+          spec: { method: 'text', args: [] },
+          nullable: true,
+          foldOf: a.column,
+          ...(a.renamedFrom !== undefined && { renamedFrom: foldColumnName(snakeCase(a.renamedFrom)) }),
+        });
+      }
       if (a.unique) addIndex(uniqueCols(a.column), true);
       else if (a.index) addIndex([a.column], false);
     } else if (a.kind === 'relation' && a.column) {

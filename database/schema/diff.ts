@@ -54,7 +54,8 @@ function diffTable(prev: TableDef, next: TableDef, destructive: string[]): Migra
   for (const c of prev.columns) {
     if (!nextNames.has(c.name) && !renames.has(c.name)) {
       columnOps.push({ op: 'dropColumn', table, column: c });
-      destructive.push(`drop column ${table}.${c.name}`);
+      // A fold column holds derived data only (core/registry/fold.ts): dropping it loses nothing.
+      if (c.foldOf === undefined) destructive.push(`drop column ${table}.${c.name}`);
       touched.add(c.name);
     }
   }

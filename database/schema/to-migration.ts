@@ -1,4 +1,5 @@
 /** SchemaDiff → the source text of a reviewed knex migration (pure). */
+import { foldText } from '../../core/registry/fold';
 import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
 
 const q = (v: unknown): string => JSON.stringify(v);
@@ -95,10 +96,54 @@ export function describeOp(op: MigrationOp): string {
   }
 }
 
+/** Rows fetched and updated at a time by a backfill (3 bindings a row stay under SQLite's 999). */
+export const BACKFILL_BATCH = 300;
+
+/**
+ * New case-fold columns of tables that may hold rows: one backfill per table after every other
+ * change (the folded column may just have been added, renamed or retyped).
+ */
+function backfills(ops: readonly MigrationOp[]): string[] {
+  const byTable = new Map<string, [string, string][]>();
+  for (const op of ops) {
+    if (op.op !== 'addColumn' || op.column.foldOf === undefined) continue;
+    byTable.set(op.table, [...(byTable.get(op.table) ?? []), [op.column.foldOf, op.column.name]]);
+  }
+  return [...byTable].map(([table, pairs]) => `await backfillFolds(knex, ${q(table)}, ${q(pairs)});`);
+}
+
+/**
+ * The backfill helper a migration carries: the service's own fold (core/registry/fold.ts, embedded
+ * as it was when the migration was made), applied in JS to existing rows in id order, batch-wise.
+ */
+function backfillHelper(): string[] {
+  return [
+    '',
+    '/** Fills new case-fold columns of existing rows with the service\'s fold, in batches of ids. */',
+    'async function backfillFolds(knex, table, pairs) {',
+    `  const foldText = ${foldText.toString()};`,
+    '  let last = 0;',
+    '  for (;;) {',
+    `    const rows = await knex(table).select(['id', ...pairs.map(([c]) => c)]).where('id', '>', last).orderBy('id').limit(${BACKFILL_BATCH});`,
+    '    if (rows.length === 0) return;',
+    '    for (const [column, fold] of pairs) {',
+    "      const set = rows.filter((r) => typeof r[column] === 'string');",
+    '      if (set.length === 0) continue;',
+    "      const cases = set.map(() => 'WHEN ? THEN ?').join(' ');",
+    '      const bindings = set.flatMap((r) => [r.id, foldText(r[column])]);',
+    '      await knex(table).whereIn(\'id\', set.map((r) => r.id)).update({ [fold]: knex.raw(`CASE ?? ${cases} END`, [\'id\', ...bindings]) });',
+    '    }',
+    '    last = rows[rows.length - 1].id;',
+    '  }',
+    '}',
+  ];
+}
+
 /** The full migration module: up, down and the schema snapshot the next diff starts from. */
 export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: SchemaDef, generatedAt: Date): string {
   const indent = (s: string): string => `  ${s}`;
-  const up = diff.ops.map(upOf).map(indent).join('\n');
+  const fills = backfills(diff.ops);
+  const up = [...diff.ops.map(upOf), ...fills].map(indent).join('\n');
   const down = [...diff.ops].reverse().map(downOf).map(indent).join('\n');
   return [
     `// Migration "${name}", generated from the content-type registry on ${generatedAt.toISOString()}.`,
@@ -116,6 +161,7 @@ export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: Sche
     '',
     '/** The schema after this migration: the next `migrate:make` diffs the registry against it. */',
     `exports.snapshot = ${JSON.stringify(snapshot)};`,
+    ...(fills.length > 0 ? backfillHelper() : []),
     '',
   ].join('\n');
 }

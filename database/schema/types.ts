@@ -8,6 +8,8 @@ export interface ColumnDef {
   readonly nullable: boolean;
   readonly default?: string | number | boolean | null;
   readonly references?: { readonly table: string; readonly column: 'id'; readonly onDelete: 'restrict' | 'set null' | 'cascade' };
+  /** A hidden case-fold column: the column whose folded value it holds (migrations backfill it). */
+  readonly foldOf?: string;
   /** Old column name of a declared rename (not part of the snapshot's identity). */
   readonly renamedFrom?: string;
 }

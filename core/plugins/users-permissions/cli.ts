@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
+import { withFolds } from '../../plugin-api';
 import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
@@ -194,7 +195,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       const rt = await ready();
       const now = nowIso();
       try {
-        await rt.store.db(rt.store.roles).insert({ created_at: now, updated_at: now, name: o.name.trim(), description: o.description });
+        await rt.store.db(rt.store.roles).insert(withFolds(rt.store.roleModel, { created_at: now, updated_at: now, name: o.name.trim(), description: o.description }));
       } catch (e) {
         fail(describe(rt.store.asConflict(e)));
       }

@@ -3,7 +3,7 @@
  * `admin` holds all; `authenticated` gets find + findOne on non-internal models when those permissions
  * are first created (later removals by an admin stick); `public` gets nothing.
  */
-import { RECORD_ACTIONS } from '../../plugin-api';
+import { RECORD_ACTIONS, withFolds } from '../../plugin-api';
 import type { IdentityStore } from './store';
 import { nowIso } from './util';
 
@@ -24,12 +24,12 @@ export async function seed(store: IdentityStore): Promise<void> {
     const stamp = { created_at: now, updated_at: now };
     const haveRoles = new Set(((await trx(store.roles).select('name')) as { name: string }[]).map((r) => r.name));
     const missingRoles = ROLES.filter((r) => !haveRoles.has(r.name));
-    if (missingRoles.length) await trx(store.roles).insert(missingRoles.map((r) => ({ ...stamp, name: r.name, description: r.description })));
+    if (missingRoles.length) await trx(store.roles).insert(missingRoles.map((r) => withFolds(store.roleModel, { ...stamp, name: r.name, description: r.description })));
 
     const wanted = registry.contentTypes.filter((m) => m.api).flatMap((m) => RECORD_ACTIONS.map((a) => ({ action: `${m.name}.${a}`, model: m, verb: a })));
     const havePerms = new Set(((await trx(store.permissions).select('action')) as { action: string }[]).map((r) => r.action));
     const fresh = wanted.filter((w) => !havePerms.has(w.action));
-    if (fresh.length) await trx(store.permissions).insert(fresh.map((w) => ({ ...stamp, action: w.action })));
+    if (fresh.length) await trx(store.permissions).insert(fresh.map((w) => withFolds(store.permissionModel, { ...stamp, action: w.action })));
 
     const roleIds = await store.roleIds([ADMIN, AUTHENTICATED], trx);
     const permIds = new Map(((await trx(store.permissions).select('id', 'action')) as { id: number; action: string }[]).map((r) => [r.action, Number(r.id)]));

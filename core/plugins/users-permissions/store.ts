@@ -1,7 +1,7 @@
 /** Users, roles and permissions in the database (knex; tables and join tables read from the registry). */
 import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
-import type { PluginDeps } from '../../plugin-api';
+import { type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType, JoinTable } from '../../registry/types';
 import { bool, type IdentifierType, normalize, normalizeMobile, nowIso } from './util';
 
@@ -62,8 +62,15 @@ export class IdentityStore {
   readonly codes: string;
   readonly userRoles: JoinTable;
   readonly rolePermissions: JoinTable;
+  /** The models whose rows this plugin writes with their case-fold columns (withFolds). */
+  readonly userModel: ContentType;
+  readonly roleModel: ContentType;
+  readonly permissionModel: ContentType;
 
   constructor(readonly deps: PluginDeps) {
+    this.userModel = model(deps, 'user');
+    this.roleModel = model(deps, 'role');
+    this.permissionModel = model(deps, 'permission');
     this.users = model(deps, 'user').table;
     this.roles = model(deps, 'role').table;
     this.permissions = model(deps, 'permission').table;
@@ -169,7 +176,7 @@ export class IdentityStore {
       pending_verification: u.pendingVerification ?? null,
     };
     const run = async (trx: Knex.Transaction): Promise<number> => {
-      const [inserted] = (await trx(this.users).insert(row).returning('id')) as ({ id: number } | number)[];
+      const [inserted] = (await trx(this.users).insert(withFolds(this.userModel, row)).returning('id')) as ({ id: number } | number)[];
       const id = typeof inserted === 'object' ? Number(inserted.id) : Number(inserted);
       await this.setRoles(id, u.roles, trx);
       return id;
@@ -182,7 +189,7 @@ export class IdentityStore {
   }
 
   async updateUser(id: number, changes: Record<string, unknown>, db: Db = this.db): Promise<void> {
-    await db(this.users).where('id', id).update({ ...changes, updated_at: nowIso() });
+    await db(this.users).where('id', id).update(withFolds(this.userModel, { ...changes, updated_at: nowIso() }));
   }
 
   /** `<model>.<action>` names granted to the given roles. */

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
-import { type Rec, seedDataset, TEXT_SAMPLES } from '../../fixtures/query-dataset';
+import { type Rec, seedDataset, TEXT_SAMPLES, UNICODE_SAMPLES } from '../../fixtures/query-dataset';
 import { FIXTURE_DIR, Oracle, type SortKeyGetter, sorted } from '../../fixtures/query-oracle';
 
 const RUNS = Number(process.env.QUERY_PROPERTY_RUNS ?? 1000);
@@ -52,8 +52,8 @@ const OPS: Record<Kind, readonly string[]> = {
 const pad = (n: number): string => String(n).padStart(2, '0');
 const VALUE: Record<Kind, fc.Arbitrary<string>> = {
   text: fc.oneof(
-    fc.constantFrom(...TEXT_SAMPLES, 'alpha', 'ALPHA', 'a', 'A', '%', '_', '\\', 'a_b', 'b%c', 'eta', 'ETA', 'red', 'Red', 'R', '@ada', 'Ada', 'ada', 'bob', 'C%rl', 'dan_x', 'e', 'E', 'poems', '@', '50%', 'B_lue'),
-    fc.string({ unit: fc.constantFrom('a', 'A', 'b', 'B', 'z', 'Z', '%', '_', '\\', ' ', 'e', 't'), maxLength: 3 }),
+    fc.constantFrom(...TEXT_SAMPLES, ...UNICODE_SAMPLES, 'ärger', 'ÄRGER', 'ä', 'Ü', 'école', 'É', 'e\u0301', 'strasse', 'ß', 'SS', 'σ', 'Σ', 'ς', 'οδος', 'д', 'Дом', 'alpha', 'ALPHA', 'a', 'A', '%', '_', '\\', 'a_b', 'b%c', 'eta', 'ETA', 'red', 'Red', 'R', '@ada', 'Ada', 'ada', 'bob', 'C%rl', 'dan_x', 'e', 'E', 'poems', '@', '50%', 'B_lue'),
+    fc.string({ unit: fc.constantFrom('a', 'A', 'b', 'B', 'z', 'Z', '%', '_', '\\', ' ', 'e', 't', 'ä', 'Ä', 'ß', 's', 'Σ', 'ς', 'д'), maxLength: 3 }),
   ),
   int: fc.oneof(fc.constantFrom('-5', '0', '1', '7', '13', '20', '36', '42', '99', '100', '250', '300', '301', '1000'), fc.integer({ min: -10, max: 1100 }).map(String)),
   dec: fc.oneof(fc.constantFrom('0', '1.5', '2', '4.25', '4.5', '9.99', '19.5', '30', '30.01', '100', '-1', '-1.5', '13.13', '0.001', '0.25'), fc.integer({ min: -200, max: 12000 }).map((n) => String(n / 100))),

@@ -12,17 +12,17 @@ export const COMPILED = {
     sqlite: { sql: "`t0`.`title` = ?", bindings: ["BETA"] },
     postgres: { sql: "\"t0\".\"title\" = $1", bindings: ["BETA"] },
   },
-  "$eqi text (ASCII folding)": {
-    sqlite: { sql: "lower(`t0`.`title`) = lower(?)", bindings: ["ALPHA"] },
-    postgres: { sql: "lower(\"t0\".\"title\") = lower($1)", bindings: ["ALPHA"] },
+  "$eqi text folds case": {
+    sqlite: { sql: "`t0`.`title__fold` = ?", bindings: ["alpha"] },
+    postgres: { sql: "\"t0\".\"title__fold\" = $1", bindings: ["alpha"] },
   },
   "$ne text includes NULL": {
     sqlite: { sql: "(NOT (`t0`.`title` = ?) OR `t0`.`title` IS NULL)", bindings: ["Alpha"] },
     postgres: { sql: "(NOT (\"t0\".\"title\" = $1) OR \"t0\".\"title\" IS NULL)", bindings: ["Alpha"] },
   },
   "$nei text includes NULL": {
-    sqlite: { sql: "(NOT (lower(`t0`.`title`) = lower(?)) OR `t0`.`title` IS NULL)", bindings: ["zeta"] },
-    postgres: { sql: "(NOT (lower(\"t0\".\"title\") = lower($1)) OR \"t0\".\"title\" IS NULL)", bindings: ["zeta"] },
+    sqlite: { sql: "(NOT (`t0`.`title__fold` = ?) OR `t0`.`title__fold` IS NULL)", bindings: ["zeta"] },
+    postgres: { sql: "(NOT (\"t0\".\"title__fold\" = $1) OR \"t0\".\"title__fold\" IS NULL)", bindings: ["zeta"] },
   },
   "$lt text in byte order (B < a)": {
     sqlite: { sql: "`t0`.`title` < ?", bindings: ["a"] },
@@ -57,28 +57,28 @@ export const COMPILED = {
     postgres: { sql: "(NOT (\"t0\".\"title\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title\" IS NULL)", bindings: ["%a%"] },
   },
   "$containsi folds case": {
-    sqlite: { sql: "lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\'", bindings: ["%ETA%"] },
-    postgres: { sql: "\"t0\".\"title\" ILIKE $1 ESCAPE '\\'", bindings: ["%ETA%"] },
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["eta"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%eta%"] },
   },
   "$notContainsi": {
-    sqlite: { sql: "(NOT (lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\') OR `t0`.`title` IS NULL)", bindings: ["%ALPHA%"] },
-    postgres: { sql: "(NOT (\"t0\".\"title\" ILIKE $1 ESCAPE '\\') OR \"t0\".\"title\" IS NULL)", bindings: ["%ALPHA%"] },
+    sqlite: { sql: "(NOT (instr(`t0`.`title__fold`, ?) > 0) OR `t0`.`title__fold` IS NULL)", bindings: ["alpha"] },
+    postgres: { sql: "(NOT (\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title__fold\" IS NULL)", bindings: ["%alpha%"] },
   },
   "$startsWith is case-sensitive": {
     sqlite: { sql: "substr(`t0`.`title`, 1, length(?)) = ?", bindings: ["g","g"] },
     postgres: { sql: "\"t0\".\"title\" LIKE $1 ESCAPE '\\'", bindings: ["g%"] },
   },
   "$startsWithi": {
-    sqlite: { sql: "lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\'", bindings: ["G%"] },
-    postgres: { sql: "\"t0\".\"title\" ILIKE $1 ESCAPE '\\'", bindings: ["G%"] },
+    sqlite: { sql: "substr(`t0`.`title__fold`, 1, length(?)) = ?", bindings: ["g","g"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["g%"] },
   },
   "$endsWith": {
     sqlite: { sql: "substr(`t0`.`title`, -length(?)) = ?", bindings: ["ta","ta"] },
     postgres: { sql: "\"t0\".\"title\" LIKE $1 ESCAPE '\\'", bindings: ["%ta"] },
   },
   "$endsWithi": {
-    sqlite: { sql: "lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\'", bindings: ["%TA"] },
-    postgres: { sql: "\"t0\".\"title\" ILIKE $1 ESCAPE '\\'", bindings: ["%TA"] },
+    sqlite: { sql: "substr(`t0`.`title__fold`, -length(?)) = ?", bindings: ["ta","ta"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%ta"] },
   },
   "$between text": {
     sqlite: { sql: "`t0`.`title` BETWEEN ? AND ?", bindings: ["B","Z"] },
@@ -100,6 +100,70 @@ export const COMPILED = {
     sqlite: { sql: "`t0`.`released_at` IS NULL", bindings: [] },
     postgres: { sql: "\"t0\".\"released_at\" IS NULL", bindings: [] },
   },
+  "$eqi folds umlauts": {
+    sqlite: { sql: "`t0`.`title__fold` = ?", bindings: ["ärger"] },
+    postgres: { sql: "\"t0\".\"title__fold\" = $1", bindings: ["ärger"] },
+  },
+  "$containsi folds umlauts": {
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["ärger"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%ärger%"] },
+  },
+  "$eqi folds accents, NFC and NFD alike": {
+    sqlite: { sql: "`t0`.`title__fold` = ?", bindings: ["école"] },
+    postgres: { sql: "\"t0\".\"title__fold\" = $1", bindings: ["école"] },
+  },
+  "$startsWithi with an accent": {
+    sqlite: { sql: "substr(`t0`.`title__fold`, 1, length(?)) = ?", bindings: ["éc","éc"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["éc%"] },
+  },
+  "$eqi: ß is ss": {
+    sqlite: { sql: "`t0`.`title__fold` = ?", bindings: ["strasse"] },
+    postgres: { sql: "\"t0\".\"title__fold\" = $1", bindings: ["strasse"] },
+  },
+  "$containsi: SS finds ß": {
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["ss"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%ss%"] },
+  },
+  "$endsWithi: final sigma is sigma": {
+    sqlite: { sql: "substr(`t0`.`title__fold`, -length(?)) = ?", bindings: ["σ","σ"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%σ"] },
+  },
+  "$containsi: Σ finds every sigma": {
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["σ"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%σ%"] },
+  },
+  "$eqi Cyrillic": {
+    sqlite: { sql: "`t0`.`title__fold` = ?", bindings: ["дом"] },
+    postgres: { sql: "\"t0\".\"title__fold\" = $1", bindings: ["дом"] },
+  },
+  "$nei Cyrillic includes NULL": {
+    sqlite: { sql: "(NOT (`t0`.`title__fold` = ?) OR `t0`.`title__fold` IS NULL)", bindings: ["дом"] },
+    postgres: { sql: "(NOT (\"t0\".\"title__fold\" = $1) OR \"t0\".\"title__fold\" IS NULL)", bindings: ["дом"] },
+  },
+  "$notContainsi umlaut includes NULL": {
+    sqlite: { sql: "(NOT (instr(`t0`.`title__fold`, ?) > 0) OR `t0`.`title__fold` IS NULL)", bindings: ["ä"] },
+    postgres: { sql: "(NOT (\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title__fold\" IS NULL)", bindings: ["%ä%"] },
+  },
+  "$containsi non-ASCII with % and _": {
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["ä%_ü"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%ä\\%\\_ü%"] },
+  },
+  "$containsi non-ASCII % matches itself only": {
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["ä%ü"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%ä\\%ü%"] },
+  },
+  "$not of $startsWithi non-ASCII": {
+    sqlite: { sql: "(NOT (substr(`t0`.`title__fold`, 1, length(?)) = ?) OR `t0`.`title__fold` IS NULL)", bindings: ["ä","ä"] },
+    postgres: { sql: "(NOT (\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title__fold\" IS NULL)", bindings: ["ä%"] },
+  },
+  "manyToMany owner: $containsi through a relation": {
+    sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (instr(`r1`.`label__fold`, ?) > 0))", bindings: ["öl"] },
+    postgres: { sql: "exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\" and (\"r1\".\"label__fold\" LIKE $1 ESCAPE '\\'))", bindings: ["%öl%"] },
+  },
+  "oneToMany: $endsWithi on a related record": {
+    sqlite: { sql: "exists (select 1 from `book` as `r1` where `r1`.`author_id` = `t0`.`id` and `r1`.`deleted_tracker` = ? and (substr(`r1`.`title__fold`, -length(?)) = ?))", bindings: ["not-deleted","οσ","οσ"] },
+    postgres: { sql: "exists (select 1 from \"book\" as \"r1\" where \"r1\".\"author_id\" = \"t0\".\"id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"title__fold\" LIKE $2 ESCAPE '\\'))", bindings: ["not-deleted","%οσ"] },
+  },
   "$contains % matches itself": {
     sqlite: { sql: "instr(`t0`.`title`, ?) > 0", bindings: ["%"] },
     postgres: { sql: "\"t0\".\"title\" LIKE $1 ESCAPE '\\'", bindings: ["%\\%%"] },
@@ -113,16 +177,16 @@ export const COMPILED = {
     postgres: { sql: "\"t0\".\"title\" LIKE $1 ESCAPE '\\'", bindings: ["%\\\\%"] },
   },
   "$containsi with % and _": {
-    sqlite: { sql: "lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\'", bindings: ["%B\\%C%"] },
-    postgres: { sql: "\"t0\".\"title\" ILIKE $1 ESCAPE '\\'", bindings: ["%B\\%C%"] },
+    sqlite: { sql: "instr(`t0`.`title__fold`, ?) > 0", bindings: ["b%c"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%b\\%c%"] },
   },
   "$startsWith with %": {
     sqlite: { sql: "substr(`t0`.`title`, 1, length(?)) = ?", bindings: ["100%","100%"] },
     postgres: { sql: "\"t0\".\"title\" LIKE $1 ESCAPE '\\'", bindings: ["100\\%%"] },
   },
   "$endsWithi with _": {
-    sqlite: { sql: "lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\'", bindings: ["%\\_CASE"] },
-    postgres: { sql: "\"t0\".\"title\" ILIKE $1 ESCAPE '\\'", bindings: ["%\\_CASE"] },
+    sqlite: { sql: "substr(`t0`.`title__fold`, -length(?)) = ?", bindings: ["_case","_case"] },
+    postgres: { sql: "\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%\\_case"] },
   },
   "$contains empty string matches every non-NULL": {
     sqlite: { sql: "instr(`t0`.`title`, ?) > 0", bindings: [""] },
@@ -217,8 +281,8 @@ export const COMPILED = {
     postgres: { sql: "\"t0\".\"author_id\" IS NULL", bindings: [] },
   },
   "several keys at one level are AND-ed": {
-    sqlite: { sql: "(lower(`t0`.`title`) LIKE lower(?) ESCAPE '\\' and `t0`.`pages` > ?)", bindings: ["a%",100] },
-    postgres: { sql: "(\"t0\".\"title\" ILIKE $1 ESCAPE '\\' and \"t0\".\"pages\" > $2)", bindings: ["a%",100] },
+    sqlite: { sql: "(substr(`t0`.`title__fold`, 1, length(?)) = ? and `t0`.`pages` > ?)", bindings: ["a","a",100] },
+    postgres: { sql: "(\"t0\".\"title__fold\" LIKE $1 ESCAPE '\\' and \"t0\".\"pages\" > $2)", bindings: ["a%",100] },
   },
   "two operators on one field are AND-ed": {
     sqlite: { sql: "(`t0`.`pages` > ? and `t0`.`pages` < ?)", bindings: [10,300] },
@@ -260,6 +324,22 @@ export const COMPILED = {
     sqlite: { sql: "`t0`.`title` = ?", bindings: ["Alpha"] },
     postgres: { sql: "\"t0\".\"title\" = $1", bindings: ["Alpha"] },
   },
+  "$not list form: one item": {
+    sqlite: { sql: "(NOT (`t0`.`available` = ?) OR `t0`.`available` IS NULL)", bindings: [true] },
+    postgres: { sql: "(NOT (\"t0\".\"available\" = $1) OR \"t0\".\"available\" IS NULL)", bindings: [true] },
+  },
+  "$not list form: NOT (item0 AND item1)": {
+    sqlite: { sql: "((NOT (`t0`.`pages` > ?) OR `t0`.`pages` IS NULL) or (NOT (`t0`.`available` = ?) OR `t0`.`available` IS NULL))", bindings: [10,true] },
+    postgres: { sql: "((NOT (\"t0\".\"pages\" > $1) OR \"t0\".\"pages\" IS NULL) or (NOT (\"t0\".\"available\" = $2) OR \"t0\".\"available\" IS NULL))", bindings: [10,true] },
+  },
+  "$not list form around $or": {
+    sqlite: { sql: "((NOT (instr(`t0`.`title`, ?) > 0) OR `t0`.`title` IS NULL) and `t0`.`price` IS NOT NULL)", bindings: ["a"] },
+    postgres: { sql: "((NOT (\"t0\".\"title\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title\" IS NULL) and \"t0\".\"price\" IS NOT NULL)", bindings: ["%a%"] },
+  },
+  "$not list form under a field": {
+    sqlite: { sql: "((NOT (substr(`t0`.`title`, 1, length(?)) = ?) OR `t0`.`title` IS NULL) or (NOT (substr(`t0`.`title`, -length(?)) = ?) OR `t0`.`title` IS NULL))", bindings: ["a","a","a","a"] },
+    postgres: { sql: "((NOT (\"t0\".\"title\" LIKE $1 ESCAPE '\\') OR \"t0\".\"title\" IS NULL) or (NOT (\"t0\".\"title\" LIKE $2 ESCAPE '\\') OR \"t0\".\"title\" IS NULL))", bindings: ["a%","%a"] },
+  },
   "$or nested in $and nested in $not": {
     sqlite: { sql: "((`t0`.`pages` IS NOT NULL and (NOT (`t0`.`pages` < ?) OR `t0`.`pages` IS NULL)) or `t0`.`title` IS NULL)", bindings: [50] },
     postgres: { sql: "((\"t0\".\"pages\" IS NOT NULL and (NOT (\"t0\".\"pages\" < $1) OR \"t0\".\"pages\" IS NULL)) or \"t0\".\"title\" IS NULL)", bindings: [50] },
@@ -289,8 +369,8 @@ export const COMPILED = {
     postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (\"r1\".\"age\" IS NULL))", bindings: [] },
   },
   "manyToOne: two levels (author.profile, inverse oneToOne)": {
-    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (exists (select 1 from `profile` as `r2` where `r2`.`author_id` = `r1`.`id` and (lower(`r2`.`handle`) LIKE lower(?) ESCAPE '\\'))))", bindings: ["%BOB%"] },
-    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (exists (select 1 from \"profile\" as \"r2\" where \"r2\".\"author_id\" = \"r1\".\"id\" and (\"r2\".\"handle\" ILIKE $1 ESCAPE '\\'))))", bindings: ["%BOB%"] },
+    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (exists (select 1 from `profile` as `r2` where `r2`.`author_id` = `r1`.`id` and (instr(`r2`.`handle__fold`, ?) > 0))))", bindings: ["bob"] },
+    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (exists (select 1 from \"profile\" as \"r2\" where \"r2\".\"author_id\" = \"r1\".\"id\" and (\"r2\".\"handle__fold\" LIKE $1 ESCAPE '\\'))))", bindings: ["%bob%"] },
   },
   "manyToMany owner: some tag matches": {
     sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (`r1`.`label` = ?))", bindings: ["red"] },
@@ -309,8 +389,8 @@ export const COMPILED = {
     postgres: { sql: "exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\")", bindings: [] },
   },
   "manyToMany owner: $not (no tag matches)": {
-    sqlite: { sql: "not exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (lower(`r1`.`label`) = lower(?)))", bindings: ["RED"] },
-    postgres: { sql: "not exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\" and (lower(\"r1\".\"label\") = lower($1)))", bindings: ["RED"] },
+    sqlite: { sql: "not exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (`r1`.`label__fold` = ?))", bindings: ["red"] },
+    postgres: { sql: "not exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\" and (\"r1\".\"label__fold\" = $1))", bindings: ["red"] },
   },
   "manyToMany: some tag matches both conditions (same tag)": {
     sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and ((substr(`r1`.`label`, 1, length(?)) = ? and `r1`.`id` > ?)))", bindings: ["R","R",0] },
@@ -349,8 +429,8 @@ export const COMPILED = {
     postgres: { sql: "not exists (select 1 from \"profile\" as \"r1\" where \"r1\".\"author_id\" = \"t0\".\"id\")", bindings: [] },
   },
   "oneToOne owner: profile of an author": {
-    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (lower(`r1`.`name`) = lower(?)))", bindings: ["ADA"] },
-    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (lower(\"r1\".\"name\") = lower($1)))", bindings: ["ADA"] },
+    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (`r1`.`name__fold` = ?))", bindings: ["ada"] },
+    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (\"r1\".\"name__fold\" = $1))", bindings: ["ada"] },
   },
   "oneToOne owner: $null": {
     sqlite: { sql: "`t0`.`author_id` IS NULL", bindings: [] },
@@ -377,12 +457,12 @@ export const COMPILED = {
     postgres: { sql: "(exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\" and (\"r1\".\"label\" = $1)) or exists (select 1 from \"author\" as \"r3\" where \"r3\".\"id\" = \"t0\".\"author_id\" and (\"r3\".\"name\" = $2)))", bindings: ["50%","Eve"] },
   },
   "text $containsi": {
-    sqlite: { sql: "lower(`t0`.`bio`) LIKE lower(?) ESCAPE '\\'", bindings: ["%poems%"] },
-    postgres: { sql: "\"t0\".\"bio\" ILIKE $1 ESCAPE '\\'", bindings: ["%poems%"] },
+    sqlite: { sql: "instr(`t0`.`bio__fold`, ?) > 0", bindings: ["poems"] },
+    postgres: { sql: "\"t0\".\"bio__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%poems%"] },
   },
   "email $endsWithi": {
-    sqlite: { sql: "lower(`t0`.`email`) LIKE lower(?) ESCAPE '\\'", bindings: ["%EXAMPLE.COM"] },
-    postgres: { sql: "\"t0\".\"email\" ILIKE $1 ESCAPE '\\'", bindings: ["%EXAMPLE.COM"] },
+    sqlite: { sql: "substr(`t0`.`email__fold`, -length(?)) = ?", bindings: ["example.com","example.com"] },
+    postgres: { sql: "\"t0\".\"email__fold\" LIKE $1 ESCAPE '\\'", bindings: ["%example.com"] },
   },
   "uid $eq": {
     sqlite: { sql: "`t0`.`slug` = ?", bindings: ["dan"] },
@@ -443,5 +523,9 @@ export const COMPILED = {
   "name with % matches itself": {
     sqlite: { sql: "instr(`t0`.`name`, ?) > 0", bindings: ["%"] },
     postgres: { sql: "\"t0\".\"name\" LIKE $1 ESCAPE '\\'", bindings: ["%\\%%"] },
+  },
+  "oneToMany: $not $containsi on a related record": {
+    sqlite: { sql: "not exists (select 1 from `book` as `r1` where `r1`.`author_id` = `t0`.`id` and `r1`.`deleted_tracker` = ? and (instr(`r1`.`title__fold`, ?) > 0))", bindings: ["not-deleted","école"] },
+    postgres: { sql: "not exists (select 1 from \"book\" as \"r1\" where \"r1\".\"author_id\" = \"t0\".\"id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"title__fold\" LIKE $2 ESCAPE '\\'))", bindings: ["not-deleted","%école%"] },
   },
 } as const;

@@ -52,6 +52,10 @@ describe('parse: value forms of the CONTRACT', () => {
     { name: 'several keys at one level: and', raw: qstr({ filters: { title: { $eq: 'a' }, pages: { $gt: '1' } } }), filters: { kind: 'and', items: [field('title', cmp('$eq', 'a')), field('pages', cmp('$gt', '1'))] } },
     { name: '$or list', raw: qstr({ filters: { $or: [{ title: { $eq: 'a' } }, { pages: { $lt: '2' } }] } }), filters: { kind: 'or', items: [field('title', cmp('$eq', 'a')), field('pages', cmp('$lt', '2'))] } },
     { name: '$not', raw: qstr({ filters: { $not: { title: { $eq: 'a' } } } }), filters: { kind: 'not', item: field('title', cmp('$eq', 'a')) } },
+    { name: '$not indexed list of one: the same as the object form', raw: 'filters[$not][0][title][$eq]=a', filters: { kind: 'not', item: field('title', cmp('$eq', 'a')) } },
+    { name: '$not indexed list: NOT (item0 AND item1)', raw: qstr({ filters: { $not: [{ title: { $eq: 'a' } }, { pages: { $lt: '2' } }] } }), filters: { kind: 'not', item: { kind: 'and', items: [field('title', cmp('$eq', 'a')), field('pages', cmp('$lt', '2'))] } } },
+    { name: '$not indexed list around $or', raw: qstr({ filters: { $not: [{ $or: [{ title: { $eq: 'a' } }, { pages: { $lt: '2' } }] }] } }), filters: { kind: 'not', item: { kind: 'or', items: [field('title', cmp('$eq', 'a')), field('pages', cmp('$lt', '2'))] } } },
+    { name: '$not indexed list under a field', raw: 'filters[title][$not][0][$eq]=a&filters[title][$not][1][$eq]=b', filters: field('title', { kind: 'not', item: { kind: 'and', items: [cmp('$eq', 'a'), cmp('$eq', 'b')] } }) },
     { name: 'relation path', raw: qstr({ filters: { author: { profile: { handle: { $eqi: 'X' } } } } }), filters: field('author', field('profile', field('handle', cmp('$eqi', 'X')))) },
   ];
   for (const c of cases) {
@@ -141,6 +145,7 @@ describe('parse + check: every 400 names the offending path', () => {
     { name: '$between with three values', raw: qstr({ filters: { pages: { $between: ['1', '2', '3'] } } }), path: 'filters[pages][$between]' },
     { name: '$null neither true nor false', raw: 'filters[title][$null]=maybe', path: 'filters[title][$null]' },
     { name: 'empty $or', raw: 'filters[$or]=', path: 'filters[$or][0]' },
+    { name: '$not list item that is text', raw: 'filters[$not][0]=a', path: 'filters[$not][0]' },
     { name: `$in longer than ${MAX_IN_LIST}`, raw: qstr({ filters: { id: { $in: many(MAX_IN_LIST + 1) } } }), path: 'filters[id][$in]' },
     { name: `filters deeper than ${MAX_FILTER_DEPTH}`, raw: qstr({ filters: deepNot(MAX_FILTER_DEPTH + 1) }), path: `filters${'[$not]'.repeat(MAX_FILTER_DEPTH + 1)}` },
     { name: `more than ${MAX_FILTER_NODES} conditions`, raw: qstr({ filters: { $or: many(MAX_FILTER_NODES / 2).map((i) => ({ title: { $eq: i }, pages: { $eq: '1' } })) } }), path: 'filters' },
