@@ -31,6 +31,11 @@ const SAME_ANSWER_LOGIN = 'If the account exists, a code has been sent.';
 const SAME_ANSWER_RESET = 'If the account exists, a reset token has been sent to its e-mail address.';
 const BAD_CODE = 'invalid or expired code';
 
+export interface UserCredentials {
+  readonly passwordHash: string | null;
+  readonly active: boolean;
+}
+
 function minutes(seconds: number): string {
   const m = Math.max(1, Math.round(seconds / 60));
   return `${m} minute${m === 1 ? '' : 's'}`;
@@ -207,6 +212,25 @@ export class IdentityService {
 
   me(actor: Actor, accessToken: string): Record<string, unknown> {
     return { user: { email: actor.email, username: actor.username, roles: [...actor.roles] }, accessToken, refreshToken: null };
+  }
+
+  /** What decides whether a record write to a user ends its sessions (see afterUserWrite). */
+  async credentialsOf(userId: number): Promise<UserCredentials | undefined> {
+    const u = await this.d.store.userById(userId);
+    return u && { passwordHash: u.passwordHash, active: u.active };
+  }
+
+  /**
+   * After a record write to a user (PATCH/PUT /api/user/:id) succeeded: a deactivation, or a new (or
+   * cleared) password, ends every session of that user, as change-password and reset do. Otherwise a
+   * deactivated user's tokens would work again on reactivation, and an admin resetting a stolen
+   * account's password would leave the thief signed in.
+   */
+  async afterUserWrite(userId: number, before: UserCredentials): Promise<void> {
+    const after = await this.d.store.userById(userId);
+    if (!after) return;
+    if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated');
+    else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set');
   }
 
   async logout(raw: unknown): Promise<Record<string, unknown>> {

@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { DIALECTS } from '../../helpers/dialects';
 import { SecretWatch } from '../../helpers/no-secrets';
+import { sendForm } from '../../helpers/multipart';
 import { MailSink, resetTokenIn } from '../../helpers/sinks';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app';
 
@@ -226,6 +227,75 @@ for (const dialect of DIALECTS) {
         expect(wrong.body.error.details.fields).to.have.property('currentPassword');
         expect((await app.anon.post('/api/iam/change-password', { currentPassword: 'x', newPassword: 'whatever-123' })).status).to.equal(401);
         expect((await app.anon.post('/api/iam/authenticate', { username: victim.username, password: victim.password })).status).to.equal(200);
+      });
+    });
+
+    describe('an admin sets a password or deactivates through /api/user (issue 13 item 7)', () => {
+      const refresh = (t: string) => app.anon.post('/api/iam/refresh-tokens', { refreshToken: t });
+
+      it('deactivation ends every session: refused while inactive, and still refused after reactivation', async () => {
+        const u = await app.createUser();
+        const other = await app.signIn(u.username, u.password);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: false })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(other.refreshToken)).status).to.equal(401);
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: u.password })).status).to.equal(401);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: true })).status).to.equal(200);
+        // the old pairs stay dead; a new sign-in works
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await other.http.get('/api/institute')).status).to.equal(401);
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+        const back = await app.signIn(u.username, u.password);
+        expect((await back.http.get('/api/iam/me')).status).to.equal(200);
+      });
+
+      it('a password set by PATCH, or cleared by a PUT without one, ends every session; other changes do not', async () => {
+        const u = await app.createUser();
+        expect((await app.http.patch(`/api/user/${u.id}`, { fullName: 'Renamed', active: true })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.http.patch(`/api/user/${u.id}`, { password: pw('set-by-admin-1') })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+        const again = await app.signIn(u.username, 'set-by-admin-1');
+        const put = await app.http.put(`/api/user/${u.id}`, { username: u.username, email: u.email, fullName: 'Put', roles: [] });
+        expect(put.status).to.equal(200);
+        expect((await again.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(again.refreshToken)).status).to.equal(401);
+      });
+
+      it('a multipart update (updateDto) that deactivates ends every session too', async () => {
+        const u = await app.createUser();
+        const res = await sendForm(`${app.url}/api/user/${u.id}`, 'PATCH', { updateDto: { active: false } }, [], fetch, app.admin!.accessToken);
+        expect(res.status).to.equal(200);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: true })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+      });
+
+      it('an account made inactive by any other means: its refresh and bearer are refused, and stay so after reactivation', async () => {
+        const u = await app.createUser();
+        const other = await app.signIn(u.username, u.password);
+        const users = app.deps.registry.get('user')!.table;
+        await app.deps.db(users).where('id', u.id).update({ active: false });
+        await sleep(600); // the session cache holds ≤ 0.5 s
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+        expect((await other.http.get('/api/iam/me')).status).to.equal(401);
+        await app.deps.db(users).where('id', u.id).update({ active: true });
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await other.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(other.refreshToken)).status).to.equal(401);
+      });
+
+      it('a refused change (no permission, no such user, invalid value) ends nothing', async () => {
+        const u = await app.createUser();
+        const other = await app.createUser();
+        expect((await other.http.patch(`/api/user/${u.id}`, { password: 'not-allowed-1' })).status).to.equal(403);
+        expect((await other.http.patch(`/api/user/${u.id}`, { active: false })).status).to.equal(403);
+        expect((await app.http.patch('/api/user/999999', { password: 'nobody-here-1' })).status).to.equal(404);
+        expect((await app.http.patch(`/api/user/${u.id}`, { password: 'short' })).status).to.equal(422);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: 'no' })).status).to.equal(422);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.http.get(`/api/user/${u.id}`)).status).to.equal(200);
       });
     });
 
