@@ -152,6 +152,35 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('passwords over 72 bytes (bcrypt reads only 72; issue 13 item 10)', () => {
+      it('a 72-byte password plus any suffix does not sign in: the same 401 as a wrong password', async () => {
+        const exact = pw('p'.repeat(60) + 'exactly-72-b'); // 72 bytes
+        expect(Buffer.byteLength(exact)).to.equal(72);
+        const u = await app.createUser({ password: exact });
+        const wrong = await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'p'.repeat(72 - 1) + 'X' });
+        expect(wrong.status).to.equal(401);
+        for (const suffix of ['x', 'anything-at-all', 'é']) {
+          const res = await app.anon.post('/api/iam/authenticate', { username: u.username, password: exact + suffix });
+          expect(res.status, suffix).to.equal(401);
+          expect(res.body).to.deep.equal(wrong.body);
+          expect((await app.anon.post('/api/iam/authenticate', { email: u.email, password: exact + suffix })).status).to.equal(401);
+        }
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: exact })).status).to.equal(200);
+      });
+
+      it("change-password refuses a current password over 72 bytes like a wrong one (422), and changes nothing", async () => {
+        const exact = pw('q'.repeat(64) + '72-bytes'); // 72 bytes
+        const u = await app.createUser({ password: exact });
+        const wrong = await u.http.post('/api/iam/change-password', { currentPassword: 'q'.repeat(72), newPassword: 'never-set-123' });
+        expect(wrong.status).to.equal(422);
+        const long = await u.http.post('/api/iam/change-password', { currentPassword: `${exact}-and-more`, newPassword: 'never-set-123' });
+        expect(long.status).to.equal(422);
+        expect(long.body).to.deep.equal(wrong.body);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: exact })).status).to.equal(200);
+      });
+    });
+
     describe('refresh tokens and logout', () => {
       it('refresh rotates: a new pair; the spent token within the reuse interval gets a fresh pair of the same session', async () => {
         const u = await app.createUser();
