@@ -8,7 +8,7 @@ import type { Codes, Purpose } from './codes';
 import type { Delivery } from './delivery';
 import { type Body, bodyOf, FieldCheck } from './input';
 import { type Passwords, passwordProblems } from './passwords';
-import type { RateLimiter } from './rate-limit';
+import type { Bucket, RateLimiter } from './rate-limit';
 import { ADMIN, AUTHENTICATED } from './seed';
 import type { Sessions } from './sessions';
 import type { IdentityStore, UserRow } from './store';
@@ -89,6 +89,21 @@ export class IdentityService {
     return `${type}:${type === 'mobile' ? normalizeMobile(value) : normalize(value)}`;
   }
 
+  /**
+   * One per-account counter (issue 13 item 8): an identifier naming an account counts against that
+   * account, whichever of its username, e-mail or mobile named it (`user:<id>`, the key
+   * change-password counts against too); one naming none counts against itself. A caller trying one
+   * identifier gets the same number of tries either way, so the limit does not tell which exist.
+   */
+  private limitAccount(bucket: Bucket, user: UserRow | undefined, type: IdentifierType, identifier: string): Promise<void> {
+    return this.d.limiter.checkAccount(bucket, user ? `user:${user.id}` : this.accountKey(type, identifier));
+  }
+
+  /** Spec 4.1 rule 1: the sign-in name is a username, or an e-mail typed into `username`. */
+  private async userBySignInName(name: string): Promise<UserRow | undefined> {
+    return (await this.d.store.userBy('username', name)) ?? (name.includes('@') ? this.d.store.userBy('email', name) : undefined);
+  }
+
   // ---- 4.1 password flow ----
 
   async register(raw: unknown, ip: string): Promise<Record<string, unknown>> {
@@ -124,10 +139,10 @@ export class IdentityService {
     const password = check.string(body, 'password', { required: true, max: 1024 });
     if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
     check.done('invalid sign-in request');
-    const type: IdentifierType = email !== undefined ? 'email' : 'username';
     const identifier = (email ?? username) as string;
-    await this.d.limiter.check('authenticate', ip, this.accountKey(type, identifier));
-    const user = await this.d.store.userBy(type, identifier);
+    await this.d.limiter.checkAddress('authenticate', ip);
+    const user = email !== undefined ? await this.d.store.userBy('email', email) : await this.userBySignInName(identifier);
+    await this.limitAccount('authenticate', user, identifier.includes('@') ? 'email' : 'username', identifier);
     // Unknown user and wrong password answer alike, after the same bcrypt work (dummy hash).
     const ok = await this.d.passwords.verify(password as string, user?.passwordHash);
     if (!user || !ok || !user.active) throw new UnauthorizedError('invalid credentials');
@@ -153,10 +168,11 @@ export class IdentityService {
     const username = check.string(body, 'username', { max: 255 });
     if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
     check.done('invalid request');
-    await this.d.limiter.check('forgot-password', ip, email !== undefined ? this.accountKey('email', email) : this.accountKey('username', username as string));
+    await this.d.limiter.checkAddress('forgot-password', ip);
     const byEmail = email !== undefined ? await this.d.store.userBy('email', email) : undefined;
     const byName = username !== undefined ? await this.d.store.userBy('username', username) : undefined;
     const user = email !== undefined && username !== undefined ? (byEmail && byName && byEmail.id === byName.id ? byEmail : undefined) : (byEmail ?? byName);
+    await this.limitAccount('forgot-password', user ?? byEmail ?? byName, email !== undefined ? 'email' : 'username', email ?? (username as string));
     if (user && user.active) {
       const ttl = this.iam.forgotPasswordExpirySeconds;
       const token = await this.d.codes.issue(user.id, 'reset', 'email', randomBytes(8).toString('hex'), ttl);
@@ -344,8 +360,9 @@ export class IdentityService {
     const type = this.identifierType(check, body, identifier);
     const sources = this.sources(check, body, this.iam.loginValidateWhat);
     check.done('invalid sign-in request');
-    await this.d.limiter.check('otp', ip, this.accountKey(type, identifier as string));
+    await this.d.limiter.checkAddress('otp', ip);
     const user = await this.d.store.userBy(type, identifier as string);
+    await this.limitAccount('otp', user, type, identifier as string);
     if (user && user.active) {
       const reachable = sources.filter((s) => (s === 'email' ? user.email : user.mobile));
       if (reachable.length === sources.length) {

@@ -108,6 +108,20 @@ for (const dialect of DIALECTS) {
         expect(me.body).to.deep.equal({ user: { email: u.email, username: u.username, roles: ['authenticated'] }, accessToken: byName.body.data.accessToken, refreshToken: null });
       });
 
+      it('an e-mail typed into username signs in (spec 4.1 rule 1); a wrong password there is the usual 401', async () => {
+        const u = fresh();
+        await app.anon.post('/api/iam/register', u);
+        for (const body of [{ username: u.email }, { username: ` ${u.email.toUpperCase()} ` }, { email: '', username: u.email }]) {
+          const res = await app.anon.post('/api/iam/authenticate', { ...body, password: u.password });
+          expect(res.status, JSON.stringify(body)).to.equal(200);
+          expect(res.body.data.user).to.deep.equal({ email: u.email, username: u.username, roles: ['authenticated'] });
+        }
+        const wrong = await app.anon.post('/api/iam/authenticate', { username: u.email, password: 'wrong-password' });
+        expect(wrong.status).to.equal(401);
+        const unknown = await app.anon.post('/api/iam/authenticate', { username: 'nobody@example.test', password: 'wrong-password' });
+        expect(unknown.body).to.deep.equal(wrong.body);
+      });
+
       it('unknown user and wrong password answer identically, in about the same time', async () => {
         const u = fresh();
         await app.anon.post('/api/iam/register', u);
