@@ -197,7 +197,8 @@ export class IdentityService {
     if (!code) throw invalid;
     const user = await this.d.store.userById(code.userId);
     if (!user || (email !== undefined && normalize(email) !== normalize(user.email)) || (username !== undefined && normalize(username) !== normalize(user.username))) throw invalid;
-    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false });
+    // The token reached the account's mailbox: the address is proven (a later OTP sign-in keeps this password).
+    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false, email_verified: true });
     await this.d.codes.voidAll(user.id, 'reset');
     await this.d.sessions.revokeAll(user.id, 'password-reset');
     return { status: 'success', message: 'The password has been reset; sign in with the new password.', error: '', errorCode: '', data: {} };
@@ -279,15 +280,17 @@ export class IdentityService {
   }
 
   /**
-   * A source is proven. The first proof of a source voids any password or session set before it
-   * (someone else may have registered the address), then the account activates once nothing is pending.
+   * A source is proven. While nothing of the account was ever proven, a password on it was set by
+   * whoever registered it (public password registration checks no address), who may not be the owner
+   * proving the address now: that password and every session go. Once anything is proven (an OTP, a
+   * reset by the mailed token) or asserted (CLI-created users), a password was set by the owner and
+   * stays. The account activates once nothing is pending.
    */
   private async verified(user: UserRow, channel: Source): Promise<{ active: boolean }> {
-    const before = channel === 'email' ? user.emailVerified : user.mobileVerified;
     const pending = (user.pendingVerification ?? '').split(',').filter((s) => s !== '' && s !== channel);
     const changes: Record<string, unknown> = { [channel === 'email' ? 'email_verified' : 'mobile_verified']: true, pending_verification: pending.length ? pending.join(',') : null };
-    if (!before) {
-      changes.password = null;
+    if (!user.emailVerified && !user.mobileVerified) {
+      if (user.passwordHash !== null) changes.password = null;
       await this.d.sessions.revokeAll(user.id, 'first-verified-proof');
     }
     const active = user.pendingVerification !== null ? pending.length === 0 : user.active;

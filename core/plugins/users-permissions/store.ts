@@ -33,6 +33,8 @@ export interface NewUser {
   readonly active: boolean;
   readonly roles: readonly string[];
   readonly pendingVerification?: string | null;
+  /** The e-mail address is proven or asserted (CLI: the operator vouches for it). Default false. */
+  readonly emailVerified?: boolean;
 }
 
 const KEY_FIELDS: Record<string, string> = { username_key: 'username', email_key: 'email', mobile_key: 'mobile', username: 'username', email: 'email', name: 'name', action: 'action' };
@@ -161,7 +163,7 @@ export class IdentityStore {
       password: u.passwordHash ?? null,
       active: u.active,
       force_password_change: false,
-      email_verified: false,
+      email_verified: u.emailVerified ?? false,
       mobile_verified: false,
       username_key: normalize(u.username),
       email_key: normalize(u.email),

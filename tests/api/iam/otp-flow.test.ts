@@ -159,6 +159,48 @@ for (const dialect of DIALECTS) {
       expect((await app.anon.post('/api/iam/authenticate', { username: squatter.username, password: squatter.password })).status).to.equal(401);
     });
 
+    /** OTP sign-in by e-mail: the confirm answer. */
+    const otpSignIn = async (email: string) => {
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: email })).status).to.equal(200);
+      const code = otpIn(await mail.next(email, since));
+      return app.anon.post('/api/iam/otp/login/confirm', { identifier: email, otp: code });
+    };
+
+    it('a password reset by the mailed token proves the address: a later OTP sign-in keeps that password and its sessions (issue 13 item 14)', async () => {
+      const u = { ...who(), password: 'registered-pass-1' };
+      watch.passwords.add(u.password);
+      watch.passwords.add('after-reset-pass-1');
+      expect((await app.anon.post('/api/iam/register', u)).status).to.equal(200);
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/initiate/forgot-password', { email: u.email })).status).to.equal(200);
+      const token = resetTokenIn(await mail.next(u.email, since));
+      expect((await app.anon.post('/api/iam/confirm/forgot-password', { email: u.email, verificationToken: token, password: 'after-reset-pass-1' })).status).to.equal(200);
+      const session = await app.signIn(u.username, 'after-reset-pass-1');
+      expect((await otpSignIn(u.email)).status).to.equal(200);
+      expect((await session.http.get('/api/iam/me')).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'after-reset-pass-1' })).status).to.equal(200);
+      const row = await app.http.get(`/api/user?filters[username][$eq]=${u.username}`);
+      expect(row.body.records[0]).to.include({ emailVerified: true });
+    });
+
+    it('once an address is proven, OTP sign-ins (by e-mail or mobile) never erase a password set later', async () => {
+      const u = await registered();
+      const user = (await app.http.get(`/api/user?filters[username][$eq]=${u.username}`)).body.records[0];
+      expect((await app.http.patch(`/api/user/${user.id}`, { password: 'set-later-pass-1' })).status).to.equal(200);
+      watch.passwords.add('set-later-pass-1');
+      const session = await app.signIn(u.username, 'set-later-pass-1');
+      expect((await otpSignIn(u.email)).status).to.equal(200);
+      const [m0, s0] = [mail.count(), sms.count()];
+      expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.mobile, validationSources: ['mobile'] })).status).to.equal(200);
+      const smsCode = otpIn(await sms.next(u.mobile, s0));
+      const emailCode = otpIn(await mail.next(u.email, m0));
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { type: 'mobile', identifier: u.mobile, otp: smsCode })).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: emailCode })).status).to.equal(200);
+      expect((await session.http.get('/api/iam/me')).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'set-later-pass-1' })).status).to.equal(200);
+    });
+
     it('a mail gateway that does not answer → 503, never 500', async () => {
       const down = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: 'smtp://127.0.0.1:1' } });
       try {
