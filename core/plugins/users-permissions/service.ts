@@ -36,6 +36,14 @@ export interface UserCredentials {
   readonly active: boolean;
 }
 
+/** Does a JSON value hold a NUL character in a string or a key? */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) return v.some(holdsNul);
+  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
+  return false;
+}
+
 function minutes(seconds: number): string {
   const m = Math.max(1, Math.round(seconds / 60));
   return `${m} minute${m === 1 ? '' : 's'}`;
@@ -309,8 +317,7 @@ export class IdentityService {
     const fullName = check.string(body, 'fullName', { max: 255 });
     const sources = this.sources(check, body, this.iam.registrationValidateWhat);
     const mobile = check.mobile(body, 'mobile', sources.includes('mobile'));
-    const payload = body.customPayload;
-    if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) check.fail('customPayload', 'must be an object');
+    const payload = this.customPayload(check, body.customPayload);
     check.done('invalid registration');
     // A pending (never verified) registration holding these identifiers is replaced; an account in use is a conflict.
     const holders: [string, UserRow | undefined][] = [
@@ -319,17 +326,52 @@ export class IdentityService {
       ['mobile', mobile ? await this.d.store.userBy('mobile', mobile) : undefined],
     ];
     const inUse = holders.filter(([, h]) => h && h.pendingVerification === null).map(([f]) => f);
-    if (inUse.length) throw new ConflictError(`${inUse.join(', ')} already taken`, { fields: Object.fromEntries(inUse.map((f) => [f, ['is already taken']])) });
+    const sent = { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
+    if (inUse.length && this.iam.registrationRevealsTaken) throw new ConflictError(`${inUse.join(', ')} already taken`, { fields: Object.fromEntries(inUse.map((f) => [f, ['is already taken']])) });
+    if (inUse.length) {
+      // IAM_REGISTRATION_REVEALS_TAKEN=false: the caller gets the answer of a fresh registration; only the
+      // addresses given learn why nothing follows (awaited like the codes, so both take about as long).
+      await this.deliverOrFail(this.noticeTaken(inUse, sources, { email: email as string, mobile: mobile ?? null }));
+      return sent;
+    }
     for (const [, h] of holders) if (h) await this.d.store.db(this.d.store.users).where('id', h.id).whereNotNull('pending_verification').del();
-    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(',') });
+    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(','), customPayload: payload });
     const user = (await this.d.store.userById(id)) as UserRow;
+    await this.deliverOrFail(this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+    return sent;
+  }
+
+  /** `customPayload` (spec 4.2): an object, stored with the user as sent; bounded, and free of NUL characters (PostgreSQL's jsonb refuses them). */
+  private customPayload(check: FieldCheck, payload: unknown): Record<string, unknown> | null {
+    if (payload === undefined || payload === null) return null;
+    if (typeof payload !== 'object' || Array.isArray(payload)) {
+      check.fail('customPayload', 'must be an object');
+      return null;
+    }
+    const max = this.iam.customPayloadMaxBytes;
+    if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > max) check.fail('customPayload', `must be at most ${max} bytes as JSON (IAM_CUSTOM_PAYLOAD_MAX_BYTES)`);
+    else if (holdsNul(payload)) check.fail('customPayload', 'must not contain NUL characters (\\u0000)');
+    return payload as Record<string, unknown>;
+  }
+
+  private async deliverOrFail(sends: Promise<Promise<void>[]>): Promise<void> {
     try {
-      await Promise.all(await this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+      await Promise.all(await sends);
     } catch (err) {
       this.d.log.error({ err }, 'identity: delivery failed');
       throw new ServiceUnavailableError('the verification code could not be sent; try again shortly');
     }
-    return { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
+  }
+
+  /** What the addresses of a registration that cannot proceed are told instead of a code. */
+  private async noticeTaken(inUse: readonly string[], sources: readonly Source[], to: { email: string; mobile: string | null }): Promise<Promise<void>[]> {
+    const label: Record<string, string> = { email: 'e-mail address', mobile: 'mobile number', username: 'username' };
+    return sources.map((ch) => {
+      const text = inUse.includes(ch)
+        ? `Someone asked to register a new account with this ${label[ch]}, but an account already uses it. Sign in, or reset your password if you forgot it. If it was not you, ignore this message.`
+        : `Your registration could not be completed: the ${inUse.map((f) => label[f]).join(' and ')} you gave ${inUse.length > 1 ? 'are' : 'is'} already in use. Start again with another.`;
+      return this.send(ch, to, 'Your registration', text);
+    });
   }
 
   private async confirmTarget(raw: unknown): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
