@@ -103,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       loginValidateWhat: read(env, SETTINGS.loginValidateWhat),
       bcryptCost: read(env, SETTINGS.bcryptCost),
       rateLimit: { windowSeconds: read(env, SETTINGS.rateLimitWindow), perAccount: read(env, SETTINGS.rateLimitPerAccount), perAddress: read(env, SETTINGS.rateLimitPerAddress) },
+      registrationRevealsTaken: read(env, SETTINGS.registrationRevealsTaken),
+      customPayloadMaxBytes: read(env, SETTINGS.customPayloadMaxBytes),
     },
     mail: {
       smtpUrl: nullable(read(env, SETTINGS.smtpUrl)),

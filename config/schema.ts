@@ -49,6 +49,10 @@ export interface IamConfig {
   readonly loginValidateWhat: readonly ('email' | 'mobile')[];
   readonly bcryptCost: number;
   readonly rateLimit: { readonly windowSeconds: number; readonly perAccount: number; readonly perAddress: number };
+  /** OTP registration answers 409 for identifiers an account holds (false: the same answer as a fresh one, and a notice to the addresses). */
+  readonly registrationRevealsTaken: boolean;
+  /** Largest `customPayload` of an OTP registration, in bytes of its JSON text. */
+  readonly customPayloadMaxBytes: number;
 }
 
 export interface Setting<T> {
@@ -100,6 +104,8 @@ export const SETTINGS = {
   rateLimitWindow: setting('IAM_RATE_LIMIT_WINDOW', '1m', parseDuration, 'rate-limit window of sign-in, OTP, reset and register calls'),
   rateLimitPerAccount: setting('IAM_RATE_LIMIT_PER_ACCOUNT', '10', parsePositiveInt, 'calls per window and account identifier'),
   rateLimitPerAddress: setting('IAM_RATE_LIMIT_PER_ADDRESS', '60', parsePositiveInt, 'calls per window and client address'),
+  registrationRevealsTaken: setting('IAM_REGISTRATION_REVEALS_TAKEN', 'true', parseBoolean, 'OTP registration answers 409 when an account holds the e-mail, mobile or username (false: the same answer as a fresh registration; the addresses get a notice)'),
+  customPayloadMaxBytes: setting('IAM_CUSTOM_PAYLOAD_MAX_BYTES', '16384', parsePositiveInt, 'largest customPayload of an OTP registration (bytes of its JSON)'),
   bcryptCost: setting('IAM_BCRYPT_COST', '10', parsePositiveInt, 'bcrypt cost factor (≥ 10 outside tests)'),
   smtpUrl: setting('SMTP_URL', '', str, 'nodemailer SMTP transport URL'),
   mailFrom: setting('MAIL_FROM', 'no-reply@localhost', str, 'sender address'),

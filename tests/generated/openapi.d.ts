@@ -840,7 +840,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a sign-in code: tokens */
+        /** Confirm a sign-in code: tokens (null, with `pending` sources, while codes sent to other sources are still unconfirmed) */
         post: operations["iamOtpLoginConfirm"];
         delete?: never;
         options?: never;
@@ -2054,6 +2054,12 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            customPayload?: unknown;
             /** @description Related role records; present when `populate` names `roles`. */
             roles?: components["schemas"]["Role"][];
             /** @description Write answers only: the creating user (null without a signed-in user). */
@@ -2093,6 +2099,12 @@ export interface components {
             emailKey?: string | null;
             mobileKey?: string | null;
             pendingVerification?: string | null;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            customPayload?: unknown;
             /** @description Ids of the related role records (replaces the links). */
             roles?: number[];
         };
@@ -2128,6 +2140,12 @@ export interface components {
             emailKey?: string | null;
             mobileKey?: string | null;
             pendingVerification?: string | null;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            customPayload?: unknown;
             /** @description Ids of the related role records (replaces the links). */
             roles?: number[];
         };
@@ -2163,6 +2181,12 @@ export interface components {
             emailKey?: string | null;
             mobileKey?: string | null;
             pendingVerification?: string | null;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            customPayload?: unknown;
             /** @description Ids of the related role records (replaces the links). */
             roles?: number[];
         };
@@ -2274,6 +2298,7 @@ export interface components {
             lastLoginProvider?: components["schemas"]["StringFilter"] | string;
             emailVerified?: components["schemas"]["BooleanFilter"] | boolean;
             mobileVerified?: components["schemas"]["BooleanFilter"] | boolean;
+            customPayload?: components["schemas"]["JsonFilter"];
             /** @description Fields of the related role (`filters[roles][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
             roles?: components["schemas"]["RoleFilters"] | components["schemas"]["IntegerFilter"];
             /** @description All of these match. */
@@ -2325,6 +2350,14 @@ export interface components {
             $and?: components["schemas"]["EmailFilter"][];
             $or?: components["schemas"]["EmailFilter"][];
             $not?: components["schemas"]["EmailFilter"];
+        };
+        /** @description Operators on a json field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
+        JsonFilter: {
+            $null?: boolean;
+            $notNull?: boolean;
+            $and?: components["schemas"]["JsonFilter"][];
+            $or?: components["schemas"]["JsonFilter"][];
+            $not?: components["schemas"]["JsonFilter"];
         };
         IamUser: {
             id?: number;
@@ -4936,7 +4969,7 @@ export interface operations {
                 /** @description Page number from 1, of `limit` records each (instead of `offset`). */
                 page?: number;
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
-                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified")[];
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified" | "customPayload")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
                 /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
@@ -5002,6 +5035,9 @@ export interface operations {
                  *       "lastLoginProvider": "lastLoginProvider example",
                  *       "emailVerified": false,
                  *       "mobileVerified": false,
+                 *       "customPayload": {
+                 *         "key": "value"
+                 *       },
                  *       "roles": [
                  *         1
                  *       ]
@@ -5033,6 +5069,9 @@ export interface operations {
                      *         "lastLoginProvider": "lastLoginProvider example",
                      *         "emailVerified": false,
                      *         "mobileVerified": false,
+                     *         "customPayload": {
+                     *           "key": "value"
+                     *         },
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
                      *         "deletedAt": null,
@@ -5092,6 +5131,9 @@ export interface operations {
                  *         "lastLoginProvider": "lastLoginProvider example",
                  *         "emailVerified": false,
                  *         "mobileVerified": false,
+                 *         "customPayload": {
+                 *           "key": "value"
+                 *         },
                  *         "roles": [
                  *           1
                  *         ]
@@ -5235,6 +5277,9 @@ export interface operations {
                      *           "lastLoginProvider": "lastLoginProvider example",
                      *           "emailVerified": false,
                      *           "mobileVerified": false,
+                     *           "customPayload": {
+                     *             "key": "value"
+                     *           },
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
                      *           "deletedAt": null,
@@ -5269,7 +5314,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
-                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified")[];
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified" | "customPayload")[];
                 /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
@@ -5302,6 +5347,9 @@ export interface operations {
                      *       "lastLoginProvider": "lastLoginProvider example",
                      *       "emailVerified": false,
                      *       "mobileVerified": false,
+                     *       "customPayload": {
+                     *         "key": "value"
+                     *       },
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
                      *       "deletedAt": null,
@@ -5347,6 +5395,9 @@ export interface operations {
                  *       "lastLoginProvider": "lastLoginProvider example",
                  *       "emailVerified": false,
                  *       "mobileVerified": false,
+                 *       "customPayload": {
+                 *         "key": "value"
+                 *       },
                  *       "roles": [
                  *         1
                  *       ]
@@ -5410,6 +5461,9 @@ export interface operations {
                      *         "lastLoginProvider": "lastLoginProvider example",
                      *         "emailVerified": false,
                      *         "mobileVerified": false,
+                     *         "customPayload": {
+                     *           "key": "value"
+                     *         },
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
                      *         "deletedAt": null,
@@ -5483,6 +5537,9 @@ export interface operations {
                      *         "lastLoginProvider": "lastLoginProvider example",
                      *         "emailVerified": false,
                      *         "mobileVerified": false,
+                     *         "customPayload": {
+                     *           "key": "value"
+                     *         },
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
                      *         "deletedAt": null,
@@ -6033,8 +6090,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accessToken?: string;
-                        refreshToken?: string;
+                        accessToken?: string | null;
+                        refreshToken?: string | null;
                         user?: {
                             id?: number;
                             username?: string;
@@ -6044,6 +6101,8 @@ export interface operations {
                             lastLoginProvider?: "otp";
                             roles?: string[];
                         };
+                        message?: string;
+                        pending?: ("email" | "mobile")[];
                     };
                 };
             };

@@ -64,7 +64,11 @@ export class IdentityAuthenticator implements Authenticator {
       throw new UnauthorizedError('the session has ended; sign in again');
     }
     const user = await this.store.userById(userId);
-    if (!user || !user.active) throw new UnauthorizedError('the account is not active');
+    if (!user || !user.active) {
+      // As on refresh: a session used while its account is inactive ends, so reactivation does not revive it.
+      if (user) await this.sessions.revoke([sessionId], 'inactive');
+      throw new UnauthorizedError('the account is not active');
+    }
     const actor: Actor = Object.freeze({
       id: user.id,
       username: user.username,

@@ -3,6 +3,7 @@ import { OPENAPI_REFS, type OpenApiFragment } from '../../plugin-api';
 
 type Schema = Record<string, unknown>;
 const str: Schema = { type: 'string' };
+const strOrNull: Schema = { type: ['string', 'null'] };
 const obj = (properties: Record<string, Schema>, required: string[] = []): Schema => ({ type: 'object', properties, ...(required.length && { required }) });
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const roles: Schema = { type: 'array', items: str };
@@ -55,7 +56,7 @@ export function identityOpenApi(): OpenApiFragment {
       '/api/iam/otp/register/initiate': { post: op('iamOtpRegisterInitiate', 'Start a passwordless registration: a code per validation source', obj({ username: str, email: str, mobile: str, fullName: str, validationSources: sources, customPayload: { type: 'object' } }, ['username', 'email']), obj({ message: str }), { errors: [403, 409, 422, 429] }) },
       '/api/iam/otp/register/confirm': { post: op('iamOtpRegisterConfirm', 'Confirm a registration code', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ active: { type: 'boolean' }, message: str }), { errors: [401, 403, 422, 429] }) },
       '/api/iam/otp/login/initiate': { post: op('iamOtpLoginInitiate', 'Send a sign-in code (same answer whether or not the account exists)', obj({ identifier: str, type: idType, validationSources: sources }, ['identifier']), obj({ message: str }), { errors: [403, 422, 429] }) },
-      '/api/iam/otp/login/confirm': { post: op('iamOtpLoginConfirm', 'Confirm a sign-in code: tokens', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ accessToken: str, refreshToken: str, user: obj({ id: { type: 'integer' }, username: str, email: str, mobile: { type: ['string', 'null'] }, lastLoginProvider: { const: 'otp' }, roles }) }), { errors: [401, 403, 422, 429] }) },
+      '/api/iam/otp/login/confirm': { post: op('iamOtpLoginConfirm', 'Confirm a sign-in code: tokens (null, with `pending` sources, while codes sent to other sources are still unconfirmed)', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ accessToken: strOrNull, refreshToken: strOrNull, user: obj({ id: { type: 'integer' }, username: str, email: str, mobile: { type: ['string', 'null'] }, lastLoginProvider: { const: 'otp' }, roles }), message: str, pending: sources }), { errors: [401, 403, 422, 429] }) },
     },
   };
 }

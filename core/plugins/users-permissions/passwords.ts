@@ -24,9 +24,13 @@ export class Passwords {
     return bcrypt.hash(plain, this.cost);
   }
 
-  /** False for a missing hash too, after the same amount of work. */
+  /**
+   * False for a missing hash, and for a password over PASSWORD_MAX_BYTES (bcrypt compares only the
+   * first 72 bytes, so a longer one would match on its prefix: no such password was ever set), both
+   * after the same amount of work as a real comparison.
+   */
   async verify(plain: string, hash: string | null | undefined): Promise<boolean> {
-    if (!hash) {
+    if (!hash || Buffer.byteLength(plain, 'utf8') > PASSWORD_MAX_BYTES) {
       await bcrypt.compare(plain, await this.dummy);
       return false;
     }

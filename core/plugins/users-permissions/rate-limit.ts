@@ -100,13 +100,24 @@ export class RateLimiter {
 
   /** One hit per address and per identifier (when given); over the limit → 429. */
   async check(bucket: Bucket, clientIp: string, identifier: string | null): Promise<void> {
+    await this.checkAddress(bucket, clientIp);
+    if (identifier) await this.checkAccount(bucket, identifier);
+  }
+
+  /** One hit for the client address; over the limit → 429. */
+  checkAddress(bucket: Bucket, clientIp: string): Promise<void> {
+    return this.hit(`${bucket}:ip:${clientIp}`, this.limits.perAddress);
+  }
+
+  /** One hit for an account (or an identifier naming none); over the limit → 429. */
+  checkAccount(bucket: Bucket, key: string): Promise<void> {
+    return this.hit(`${bucket}:id:${key}`, this.limits.perAccount);
+  }
+
+  private async hit(key: string, limit: number): Promise<void> {
     const windowMs = Math.max(1, this.limits.windowSeconds * 1000);
-    const checks: [string, number][] = [[`${bucket}:ip:${clientIp}`, this.limits.perAddress]];
-    if (identifier) checks.push([`${bucket}:id:${identifier}`, this.limits.perAccount]);
-    for (const [key, limit] of checks) {
-      const { count, resetMs } = await this.store.hit(key, windowMs);
-      if (count > limit) throw new RateLimitedError('too many attempts; try again later', Math.ceil(resetMs / 1000));
-    }
+    const { count, resetMs } = await this.store.hit(key, windowMs);
+    if (count > limit) throw new RateLimitedError('too many attempts; try again later', Math.ceil(resetMs / 1000));
   }
 
   close(): Promise<void> {

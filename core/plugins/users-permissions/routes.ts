@@ -35,6 +35,20 @@ export function identityRoutes<S>(router: Router<S>, service: IdentityService, a
   post('/api/iam/otp/register/confirm', (ctx) => service.otpRegisterConfirm(bodyOf(ctx), ctx.state.clientIp));
   post('/api/iam/otp/login/initiate', (ctx) => service.otpLoginInitiate(bodyOf(ctx), ctx.state.clientIp));
   post('/api/iam/otp/login/confirm', (ctx) => service.otpLoginConfirm(bodyOf(ctx), ctx.state.clientIp));
+  // The record API writes users too (the core's generic controller, after this router; JSON or
+  // multipart, PATCH or PUT): once it has answered 200, a user it left inactive, or whose password
+  // hash it changed (set, or cleared by a PUT without one), loses every session. The state is
+  // compared before and after rather than the body read, because a multipart body is parsed only by
+  // the core and a PUT changes what it omits.
+  for (const method of ['patch', 'put'] as const) {
+    router[method]('/api/user/:id', async (c, next) => {
+      const ctx = c as unknown as Ctx;
+      const id = /^[1-9]\d{0,15}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
+      const before = id === null ? undefined : await service.credentialsOf(id);
+      await next();
+      if (id !== null && before && ctx.status === 200) await service.afterUserWrite(id, before);
+    });
+  }
   router.get('/api/iam/me', async (c) => {
     const ctx = c as unknown as Ctx;
     const { actor, token } = await bearer(ctx, auth);

@@ -35,6 +35,10 @@ export function createRuntime(deps: PluginDeps): Runtime {
   const { config, log } = deps;
   const secret = config.iam.jwtSecret;
   if (!secret) throw new Error('users-permissions: IAM_JWT_SECRET is not set');
+  if (config.iam.allowPublicRegistration && !config.iam.registrationRevealsTaken) {
+    // Password registration answers the account itself (spec 4.1), so it cannot pretend a taken name is free.
+    log.warn('IAM_REGISTRATION_REVEALS_TAKEN=false hides taken identifiers on OTP registration only: POST /api/iam/register still answers 409 for them');
+  }
   const store = new IdentityStore(deps);
   const passwords = new Passwords(config.iam.bcryptCost);
   const sessions = new Sessions(store, config.iam);

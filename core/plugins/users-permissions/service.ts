@@ -8,7 +8,7 @@ import type { Codes, Purpose } from './codes';
 import type { Delivery } from './delivery';
 import { type Body, bodyOf, FieldCheck } from './input';
 import { type Passwords, passwordProblems } from './passwords';
-import type { RateLimiter } from './rate-limit';
+import type { Bucket, RateLimiter } from './rate-limit';
 import { ADMIN, AUTHENTICATED } from './seed';
 import type { Sessions } from './sessions';
 import type { IdentityStore, UserRow } from './store';
@@ -30,6 +30,19 @@ export interface ServiceDeps {
 const SAME_ANSWER_LOGIN = 'If the account exists, a code has been sent.';
 const SAME_ANSWER_RESET = 'If the account exists, a reset token has been sent to its e-mail address.';
 const BAD_CODE = 'invalid or expired code';
+
+export interface UserCredentials {
+  readonly passwordHash: string | null;
+  readonly active: boolean;
+}
+
+/** Does a JSON value hold a NUL character in a string or a key? */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (Array.isArray(v)) return v.some(holdsNul);
+  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
+  return false;
+}
 
 function minutes(seconds: number): string {
   const m = Math.max(1, Math.round(seconds / 60));
@@ -84,6 +97,21 @@ export class IdentityService {
     return `${type}:${type === 'mobile' ? normalizeMobile(value) : normalize(value)}`;
   }
 
+  /**
+   * One per-account counter (issue 13 item 8): an identifier naming an account counts against that
+   * account, whichever of its username, e-mail or mobile named it (`user:<id>`, the key
+   * change-password counts against too); one naming none counts against itself. A caller trying one
+   * identifier gets the same number of tries either way, so the limit does not tell which exist.
+   */
+  private limitAccount(bucket: Bucket, user: UserRow | undefined, type: IdentifierType, identifier: string): Promise<void> {
+    return this.d.limiter.checkAccount(bucket, user ? `user:${user.id}` : this.accountKey(type, identifier));
+  }
+
+  /** Spec 4.1 rule 1: the sign-in name is a username, or an e-mail typed into `username`. */
+  private async userBySignInName(name: string): Promise<UserRow | undefined> {
+    return (await this.d.store.userBy('username', name)) ?? (name.includes('@') ? this.d.store.userBy('email', name) : undefined);
+  }
+
   // ---- 4.1 password flow ----
 
   async register(raw: unknown, ip: string): Promise<Record<string, unknown>> {
@@ -119,10 +147,10 @@ export class IdentityService {
     const password = check.string(body, 'password', { required: true, max: 1024 });
     if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
     check.done('invalid sign-in request');
-    const type: IdentifierType = email !== undefined ? 'email' : 'username';
     const identifier = (email ?? username) as string;
-    await this.d.limiter.check('authenticate', ip, this.accountKey(type, identifier));
-    const user = await this.d.store.userBy(type, identifier);
+    await this.d.limiter.checkAddress('authenticate', ip);
+    const user = email !== undefined ? await this.d.store.userBy('email', email) : await this.userBySignInName(identifier);
+    await this.limitAccount('authenticate', user, identifier.includes('@') ? 'email' : 'username', identifier);
     // Unknown user and wrong password answer alike, after the same bcrypt work (dummy hash).
     const ok = await this.d.passwords.verify(password as string, user?.passwordHash);
     if (!user || !ok || !user.active) throw new UnauthorizedError('invalid credentials');
@@ -148,10 +176,11 @@ export class IdentityService {
     const username = check.string(body, 'username', { max: 255 });
     if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
     check.done('invalid request');
-    await this.d.limiter.check('forgot-password', ip, email !== undefined ? this.accountKey('email', email) : this.accountKey('username', username as string));
+    await this.d.limiter.checkAddress('forgot-password', ip);
     const byEmail = email !== undefined ? await this.d.store.userBy('email', email) : undefined;
     const byName = username !== undefined ? await this.d.store.userBy('username', username) : undefined;
     const user = email !== undefined && username !== undefined ? (byEmail && byName && byEmail.id === byName.id ? byEmail : undefined) : (byEmail ?? byName);
+    await this.limitAccount('forgot-password', user ?? byEmail ?? byName, email !== undefined ? 'email' : 'username', email ?? (username as string));
     if (user && user.active) {
       const ttl = this.iam.forgotPasswordExpirySeconds;
       const token = await this.d.codes.issue(user.id, 'reset', 'email', randomBytes(8).toString('hex'), ttl);
@@ -176,7 +205,8 @@ export class IdentityService {
     if (!code) throw invalid;
     const user = await this.d.store.userById(code.userId);
     if (!user || (email !== undefined && normalize(email) !== normalize(user.email)) || (username !== undefined && normalize(username) !== normalize(user.username))) throw invalid;
-    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false });
+    // The token reached the account's mailbox: the address is proven (a later OTP sign-in keeps this password).
+    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false, email_verified: true });
     await this.d.codes.voidAll(user.id, 'reset');
     await this.d.sessions.revokeAll(user.id, 'password-reset');
     return { status: 'success', message: 'The password has been reset; sign in with the new password.', error: '', errorCode: '', data: {} };
@@ -209,6 +239,25 @@ export class IdentityService {
     return { user: { email: actor.email, username: actor.username, roles: [...actor.roles] }, accessToken, refreshToken: null };
   }
 
+  /** What decides whether a record write to a user ends its sessions (see afterUserWrite). */
+  async credentialsOf(userId: number): Promise<UserCredentials | undefined> {
+    const u = await this.d.store.userById(userId);
+    return u && { passwordHash: u.passwordHash, active: u.active };
+  }
+
+  /**
+   * After a record write to a user (PATCH/PUT /api/user/:id) succeeded: a deactivation, or a new (or
+   * cleared) password, ends every session of that user, as change-password and reset do. Otherwise a
+   * deactivated user's tokens would work again on reactivation, and an admin resetting a stolen
+   * account's password would leave the thief signed in.
+   */
+  async afterUserWrite(userId: number, before: UserCredentials): Promise<void> {
+    const after = await this.d.store.userById(userId);
+    if (!after) return;
+    if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated');
+    else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set');
+  }
+
   async logout(raw: unknown): Promise<Record<string, unknown>> {
     const body = bodyOf(raw);
     const check = new FieldCheck();
@@ -239,15 +288,17 @@ export class IdentityService {
   }
 
   /**
-   * A source is proven. The first proof of a source voids any password or session set before it
-   * (someone else may have registered the address), then the account activates once nothing is pending.
+   * A source is proven. While nothing of the account was ever proven, a password on it was set by
+   * whoever registered it (public password registration checks no address), who may not be the owner
+   * proving the address now: that password and every session go. Once anything is proven (an OTP, a
+   * reset by the mailed token) or asserted (CLI-created users), a password was set by the owner and
+   * stays. The account activates once nothing is pending.
    */
   private async verified(user: UserRow, channel: Source): Promise<{ active: boolean }> {
-    const before = channel === 'email' ? user.emailVerified : user.mobileVerified;
     const pending = (user.pendingVerification ?? '').split(',').filter((s) => s !== '' && s !== channel);
     const changes: Record<string, unknown> = { [channel === 'email' ? 'email_verified' : 'mobile_verified']: true, pending_verification: pending.length ? pending.join(',') : null };
-    if (!before) {
-      changes.password = null;
+    if (!user.emailVerified && !user.mobileVerified) {
+      if (user.passwordHash !== null) changes.password = null;
       await this.d.sessions.revokeAll(user.id, 'first-verified-proof');
     }
     const active = user.pendingVerification !== null ? pending.length === 0 : user.active;
@@ -266,8 +317,7 @@ export class IdentityService {
     const fullName = check.string(body, 'fullName', { max: 255 });
     const sources = this.sources(check, body, this.iam.registrationValidateWhat);
     const mobile = check.mobile(body, 'mobile', sources.includes('mobile'));
-    const payload = body.customPayload;
-    if (payload !== undefined && payload !== null && (typeof payload !== 'object' || Array.isArray(payload))) check.fail('customPayload', 'must be an object');
+    const payload = this.customPayload(check, body.customPayload);
     check.done('invalid registration');
     // A pending (never verified) registration holding these identifiers is replaced; an account in use is a conflict.
     const holders: [string, UserRow | undefined][] = [
@@ -276,17 +326,52 @@ export class IdentityService {
       ['mobile', mobile ? await this.d.store.userBy('mobile', mobile) : undefined],
     ];
     const inUse = holders.filter(([, h]) => h && h.pendingVerification === null).map(([f]) => f);
-    if (inUse.length) throw new ConflictError(`${inUse.join(', ')} already taken`, { fields: Object.fromEntries(inUse.map((f) => [f, ['is already taken']])) });
+    const sent = { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
+    if (inUse.length && this.iam.registrationRevealsTaken) throw new ConflictError(`${inUse.join(', ')} already taken`, { fields: Object.fromEntries(inUse.map((f) => [f, ['is already taken']])) });
+    if (inUse.length) {
+      // IAM_REGISTRATION_REVEALS_TAKEN=false: the caller gets the answer of a fresh registration; only the
+      // addresses given learn why nothing follows (awaited like the codes, so both take about as long).
+      await this.deliverOrFail(this.noticeTaken(inUse, sources, { email: email as string, mobile: mobile ?? null }));
+      return sent;
+    }
     for (const [, h] of holders) if (h) await this.d.store.db(this.d.store.users).where('id', h.id).whereNotNull('pending_verification').del();
-    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(',') });
+    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(','), customPayload: payload });
     const user = (await this.d.store.userById(id)) as UserRow;
+    await this.deliverOrFail(this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+    return sent;
+  }
+
+  /** `customPayload` (spec 4.2): an object, stored with the user as sent; bounded, and free of NUL characters (PostgreSQL's jsonb refuses them). */
+  private customPayload(check: FieldCheck, payload: unknown): Record<string, unknown> | null {
+    if (payload === undefined || payload === null) return null;
+    if (typeof payload !== 'object' || Array.isArray(payload)) {
+      check.fail('customPayload', 'must be an object');
+      return null;
+    }
+    const max = this.iam.customPayloadMaxBytes;
+    if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > max) check.fail('customPayload', `must be at most ${max} bytes as JSON (IAM_CUSTOM_PAYLOAD_MAX_BYTES)`);
+    else if (holdsNul(payload)) check.fail('customPayload', 'must not contain NUL characters (\\u0000)');
+    return payload as Record<string, unknown>;
+  }
+
+  private async deliverOrFail(sends: Promise<Promise<void>[]>): Promise<void> {
     try {
-      await Promise.all(await this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));
+      await Promise.all(await sends);
     } catch (err) {
       this.d.log.error({ err }, 'identity: delivery failed');
       throw new ServiceUnavailableError('the verification code could not be sent; try again shortly');
     }
-    return { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
+  }
+
+  /** What the addresses of a registration that cannot proceed are told instead of a code. */
+  private async noticeTaken(inUse: readonly string[], sources: readonly Source[], to: { email: string; mobile: string | null }): Promise<Promise<void>[]> {
+    const label: Record<string, string> = { email: 'e-mail address', mobile: 'mobile number', username: 'username' };
+    return sources.map((ch) => {
+      const text = inUse.includes(ch)
+        ? `Someone asked to register a new account with this ${label[ch]}, but an account already uses it. Sign in, or reset your password if you forgot it. If it was not you, ignore this message.`
+        : `Your registration could not be completed: the ${inUse.map((f) => label[f]).join(' and ')} you gave ${inUse.length > 1 ? 'are' : 'is'} already in use. Start again with another.`;
+      return this.send(ch, to, 'Your registration', text);
+    });
   }
 
   private async confirmTarget(raw: unknown): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
@@ -320,8 +405,9 @@ export class IdentityService {
     const type = this.identifierType(check, body, identifier);
     const sources = this.sources(check, body, this.iam.loginValidateWhat);
     check.done('invalid sign-in request');
-    await this.d.limiter.check('otp', ip, this.accountKey(type, identifier as string));
+    await this.d.limiter.checkAddress('otp', ip);
     const user = await this.d.store.userBy(type, identifier as string);
+    await this.limitAccount('otp', user, type, identifier as string);
     if (user && user.active) {
       const reachable = sources.filter((s) => (s === 'email' ? user.email : user.mobile));
       if (reachable.length === sources.length) {

@@ -79,6 +79,13 @@ export class Sessions {
     if (timeOf(refresh.expires_at) <= Date.now()) throw invalid;
     const sessionId = Number(session.id);
     const userId = Number(session.user_id);
+    // An inactive account gets no new pair; its session ends here too, so that a reactivation does
+    // not revive it (deactivation through the record API ends them already: this covers any other way).
+    const user = await this.store.userById(userId);
+    if (!user || !user.active) {
+      await this.revoke([sessionId], 'inactive');
+      throw invalid;
+    }
     // Spend it atomically: of two parallel refreshes exactly one spends, the other is a reuse.
     const spent = await this.db(this.store.refreshTokens).where('id', refresh.id).whereNull('spent_at').update({ spent_at: nowIso(), updated_at: nowIso() });
     if (spent === 0) {

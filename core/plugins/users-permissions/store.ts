@@ -33,6 +33,10 @@ export interface NewUser {
   readonly active: boolean;
   readonly roles: readonly string[];
   readonly pendingVerification?: string | null;
+  /** The e-mail address is proven or asserted (CLI: the operator vouches for it). Default false. */
+  readonly emailVerified?: boolean;
+  /** An OTP registration's `customPayload` (a JSON object), kept as sent. */
+  readonly customPayload?: Readonly<Record<string, unknown>> | null;
 }
 
 const KEY_FIELDS: Record<string, string> = { username_key: 'username', email_key: 'email', mobile_key: 'mobile', username: 'username', email: 'email', name: 'name', action: 'action' };
@@ -168,12 +172,13 @@ export class IdentityStore {
       password: u.passwordHash ?? null,
       active: u.active,
       force_password_change: false,
-      email_verified: false,
+      email_verified: u.emailVerified ?? false,
       mobile_verified: false,
       username_key: normalize(u.username),
       email_key: normalize(u.email),
       mobile_key: u.mobile ? normalizeMobile(u.mobile) : null,
       pending_verification: u.pendingVerification ?? null,
+      custom_payload: u.customPayload ? JSON.stringify(u.customPayload) : null,
     };
     const run = async (trx: Knex.Transaction): Promise<number> => {
       const [inserted] = (await trx(this.users).insert(withFolds(this.userModel, row)).returning('id')) as ({ id: number } | number)[];

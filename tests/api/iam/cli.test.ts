@@ -4,11 +4,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIALECTS } from '../../helpers/dialects';
+import { MailSink, otpIn } from '../../helpers/sinks';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 
 for (const dialect of DIALECTS) {
   describe(`identity: admin CLI [${dialect}]`, () => {
     let app: TestApp;
+    let mail: MailSink;
     const cliWith = (env: Record<string, string>, ...args: string[]) => {
       const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env, ...env }, encoding: 'utf8', timeout: 30_000 });
       return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
@@ -16,9 +18,13 @@ for (const dialect of DIALECTS) {
     const cli = (...args: string[]) => cliWith({}, ...args);
 
     before(async () => {
-      app = await startTestApp(dialect);
+      mail = await new MailSink().start();
+      app = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: mail.url } });
     });
-    after(async () => app?.close());
+    after(async () => {
+      await app?.close();
+      await mail?.close();
+    });
 
     it('user:create makes an active user who can sign in; a duplicate fails with a clear line', async () => {
       const r = cli('user:create', '--username', 'cliuser', '--email', 'cli@example.test', '--password', 'cli-pass-123', '--roles', 'admin,authenticated');
@@ -29,6 +35,25 @@ for (const dialect of DIALECTS) {
       expect(dup.code).to.equal(1);
       expect(dup.err).to.match(/username .*already taken/);
       expect(cli('user:create', '--username', 'x1', '--email', 'x1@example.test', '--password', 'short').err).to.match(/at least 8/);
+    });
+
+    it('users the CLI creates or imports have their e-mail marked verified: an OTP sign-in keeps their password (issue 13 item 14)', async () => {
+      expect(cli('user:create', '--username', 'otpcli', '--email', 'otpcli@example.test', '--password', 'otp-cli-pass-1').code).to.equal(0);
+      mkdirSync(app.env.DATA_DIR, { recursive: true });
+      const json = join(app.env.DATA_DIR, 'verified.json');
+      writeFileSync(json, JSON.stringify([{ username: 'otpimp', email: 'otpimp@example.test', password: 'otp-imp-pass-1' }]));
+      expect(cli('user:import', json, '--no-progress').code).to.equal(0);
+      for (const [name, email, password] of [['otpcli', 'otpcli@example.test', 'otp-cli-pass-1'], ['otpimp', 'otpimp@example.test', 'otp-imp-pass-1']]) {
+        const row = (await app.http.get(`/api/user?filters[username][$eq]=${name}`)).body.records[0];
+        expect(row, name).to.include({ emailVerified: true });
+        const session = await app.signIn(name, password);
+        const since = mail.count();
+        expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: email })).status).to.equal(200);
+        const code = otpIn(await mail.next(email, since));
+        expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: email, otp: code })).status, name).to.equal(200);
+        expect((await app.anon.post('/api/iam/authenticate', { username: name, password })).status, name).to.equal(200);
+        expect((await session.http.get('/api/iam/me')).status, name).to.equal(200);
+      }
     });
 
     it('role:create, role:grant and role:revoke change what a user of that role may do', async () => {

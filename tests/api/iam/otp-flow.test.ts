@@ -99,6 +99,37 @@ for (const dialect of DIALECTS) {
       expect((await app.anon.post('/api/iam/otp/register/confirm', { identifier: p.email, otp: code })).body.active).to.equal(true);
     });
 
+    it('customPayload is stored with the user and read back through /api/user (issue 13 item 15)', async () => {
+      const u = who();
+      const customPayload = { plan: 'gold', tags: ['a', 'ü'], nested: { n: 1, ok: true, none: null } };
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...u, customPayload })).status).to.equal(200);
+      const code = otpIn(await mail.next(u.email, since));
+      expect((await app.anon.post('/api/iam/otp/register/confirm', { identifier: u.email, otp: code })).body.active).to.equal(true);
+      const list = await app.http.get(`/api/user?filters[username][$eq]=${u.username}`);
+      expect(list.body.records[0].customPayload).to.deep.equal(customPayload);
+      const one = await app.http.get(`/api/user/${list.body.records[0].id}`);
+      expect(one.status).to.equal(200);
+      expect(one.body.customPayload).to.deep.equal(customPayload);
+      // a registration without one stores null
+      const bare = await registered();
+      expect((await app.http.get(`/api/user?filters[username][$eq]=${bare.username}`)).body.records[0].customPayload).to.equal(null);
+    });
+
+    it('customPayload: at IAM_CUSTOM_PAYLOAD_MAX_BYTES (16384) → 200, one byte more → 422 naming the setting; non-objects and NUL characters → 422', async () => {
+      const sized = (bytes: number) => ({ s: 'x'.repeat(bytes - 8) }); // {"s":"…"} is 8 bytes around the value
+      expect(Buffer.byteLength(JSON.stringify(sized(16384)))).to.equal(16384);
+      expect((await app.anon.post('/api/iam/otp/register/initiate', { ...who(), customPayload: sized(16384) })).status).to.equal(200);
+      const over = await app.anon.post('/api/iam/otp/register/initiate', { ...who(), customPayload: sized(16385) });
+      expect(over.status).to.equal(422);
+      expect(over.body.error.details.fields.customPayload[0]).to.match(/16384 bytes.*IAM_CUSTOM_PAYLOAD_MAX_BYTES/);
+      for (const bad of [[1, 2], 'text', 5, { a: 'nul\u0000here' }, { ['k\u0000']: 1 }, { deep: [{ x: '\u0000' }] }]) {
+        const res = await app.anon.post('/api/iam/otp/register/initiate', { ...who(), customPayload: bad });
+        expect(res.status, JSON.stringify(bad)).to.equal(422);
+        expect(res.body.error.details.fields).to.have.property('customPayload');
+      }
+    });
+
     it('login: initiate answers the same for unknown accounts; confirm answers tokens and the 2.7 user', async () => {
       const u = await registered();
       const since = mail.count();
@@ -159,6 +190,48 @@ for (const dialect of DIALECTS) {
       expect((await app.anon.post('/api/iam/authenticate', { username: squatter.username, password: squatter.password })).status).to.equal(401);
     });
 
+    /** OTP sign-in by e-mail: the confirm answer. */
+    const otpSignIn = async (email: string) => {
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: email })).status).to.equal(200);
+      const code = otpIn(await mail.next(email, since));
+      return app.anon.post('/api/iam/otp/login/confirm', { identifier: email, otp: code });
+    };
+
+    it('a password reset by the mailed token proves the address: a later OTP sign-in keeps that password and its sessions (issue 13 item 14)', async () => {
+      const u = { ...who(), password: 'registered-pass-1' };
+      watch.passwords.add(u.password);
+      watch.passwords.add('after-reset-pass-1');
+      expect((await app.anon.post('/api/iam/register', u)).status).to.equal(200);
+      const since = mail.count();
+      expect((await app.anon.post('/api/iam/initiate/forgot-password', { email: u.email })).status).to.equal(200);
+      const token = resetTokenIn(await mail.next(u.email, since));
+      expect((await app.anon.post('/api/iam/confirm/forgot-password', { email: u.email, verificationToken: token, password: 'after-reset-pass-1' })).status).to.equal(200);
+      const session = await app.signIn(u.username, 'after-reset-pass-1');
+      expect((await otpSignIn(u.email)).status).to.equal(200);
+      expect((await session.http.get('/api/iam/me')).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'after-reset-pass-1' })).status).to.equal(200);
+      const row = await app.http.get(`/api/user?filters[username][$eq]=${u.username}`);
+      expect(row.body.records[0]).to.include({ emailVerified: true });
+    });
+
+    it('once an address is proven, OTP sign-ins (by e-mail or mobile) never erase a password set later', async () => {
+      const u = await registered();
+      const user = (await app.http.get(`/api/user?filters[username][$eq]=${u.username}`)).body.records[0];
+      expect((await app.http.patch(`/api/user/${user.id}`, { password: 'set-later-pass-1' })).status).to.equal(200);
+      watch.passwords.add('set-later-pass-1');
+      const session = await app.signIn(u.username, 'set-later-pass-1');
+      expect((await otpSignIn(u.email)).status).to.equal(200);
+      const [m0, s0] = [mail.count(), sms.count()];
+      expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.mobile, validationSources: ['mobile'] })).status).to.equal(200);
+      const smsCode = otpIn(await sms.next(u.mobile, s0));
+      const emailCode = otpIn(await mail.next(u.email, m0));
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { type: 'mobile', identifier: u.mobile, otp: smsCode })).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: emailCode })).status).to.equal(200);
+      expect((await session.http.get('/api/iam/me')).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'set-later-pass-1' })).status).to.equal(200);
+    });
+
     it('a mail gateway that does not answer → 503, never 500', async () => {
       const down = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: 'smtp://127.0.0.1:1' } });
       try {
@@ -178,6 +251,44 @@ for (const dialect of DIALECTS) {
       } finally {
         await off.close();
       }
+    });
+
+    describe('IAM_REGISTRATION_REVEALS_TAKEN=false (issue 13 item 13)', () => {
+      let quiet: TestApp;
+      before(async () => {
+        quiet = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: mail.url, IAM_REGISTRATION_REVEALS_TAKEN: 'false', IAM_ALLOW_PUBLIC_REGISTRATION: 'true' } });
+      });
+      after(async () => quiet?.close());
+
+      const start = async (u: Record<string, unknown>) => quiet.anon.post('/api/iam/otp/register/initiate', u);
+
+      it('a taken e-mail or username answers like a fresh registration; the addresses given get a notice, no code, and nothing is created', async () => {
+        const owner = await quiet.createUser({ email: `owner${Date.now()}@example.test` });
+        const fresh = await start({ ...who() });
+        expect(fresh.status).to.equal(200);
+        let since = mail.count();
+        const taken = await start({ ...who(), email: owner.email.toUpperCase() });
+        expect(taken.status).to.equal(200);
+        expect(taken.body).to.deep.equal(fresh.body);
+        const notice = await mail.next(owner.email, since);
+        expect(notice.text).to.match(/an account already uses it/);
+        expect(notice.text).to.not.match(/\b\d{6}\b/);
+        const u = who();
+        since = mail.count();
+        const name = await start({ ...u, username: owner.username });
+        expect(name.body).to.deep.equal(fresh.body);
+        expect((await mail.next(u.email, since)).text).to.match(/username you gave is already in use/);
+        const rows = await quiet.http.get(`/api/user?filters[email][$eq]=${u.email}`);
+        expect(rows.body.records).to.have.length(0);
+        // the owner's account is untouched and still signs in
+        await quiet.signIn(owner.username, owner.password);
+      });
+
+      it('password registration still answers 409: it answers the account itself, so it cannot hide a taken one', async () => {
+        const owner = await quiet.createUser();
+        const res = await quiet.anon.post('/api/iam/register', { username: `x${Date.now()}`, email: owner.email, password: 'some-pass-123' });
+        expect(res.status).to.equal(409);
+      });
     });
 
     describe('expiry (short settings)', () => {

@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { DIALECTS } from '../../helpers/dialects';
 import { SecretWatch } from '../../helpers/no-secrets';
+import { sendForm } from '../../helpers/multipart';
 import { MailSink, resetTokenIn } from '../../helpers/sinks';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../../helpers/test-app';
 
@@ -107,6 +108,20 @@ for (const dialect of DIALECTS) {
         expect(me.body).to.deep.equal({ user: { email: u.email, username: u.username, roles: ['authenticated'] }, accessToken: byName.body.data.accessToken, refreshToken: null });
       });
 
+      it('an e-mail typed into username signs in (spec 4.1 rule 1); a wrong password there is the usual 401', async () => {
+        const u = fresh();
+        await app.anon.post('/api/iam/register', u);
+        for (const body of [{ username: u.email }, { username: ` ${u.email.toUpperCase()} ` }, { email: '', username: u.email }]) {
+          const res = await app.anon.post('/api/iam/authenticate', { ...body, password: u.password });
+          expect(res.status, JSON.stringify(body)).to.equal(200);
+          expect(res.body.data.user).to.deep.equal({ email: u.email, username: u.username, roles: ['authenticated'] });
+        }
+        const wrong = await app.anon.post('/api/iam/authenticate', { username: u.email, password: 'wrong-password' });
+        expect(wrong.status).to.equal(401);
+        const unknown = await app.anon.post('/api/iam/authenticate', { username: 'nobody@example.test', password: 'wrong-password' });
+        expect(unknown.body).to.deep.equal(wrong.body);
+      });
+
       it('unknown user and wrong password answer identically, in about the same time', async () => {
         const u = fresh();
         await app.anon.post('/api/iam/register', u);
@@ -148,6 +163,35 @@ for (const dialect of DIALECTS) {
           expect((await app.anon.withToken(bad).get('/api/institute')).status, bad).to.equal(401);
         }
         expect((await app.anon.withToken(token).get('/api/iam/me')).status).to.equal(200);
+      });
+    });
+
+    describe('passwords over 72 bytes (bcrypt reads only 72; issue 13 item 10)', () => {
+      it('a 72-byte password plus any suffix does not sign in: the same 401 as a wrong password', async () => {
+        const exact = pw('p'.repeat(60) + 'exactly-72-b'); // 72 bytes
+        expect(Buffer.byteLength(exact)).to.equal(72);
+        const u = await app.createUser({ password: exact });
+        const wrong = await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'p'.repeat(72 - 1) + 'X' });
+        expect(wrong.status).to.equal(401);
+        for (const suffix of ['x', 'anything-at-all', 'é']) {
+          const res = await app.anon.post('/api/iam/authenticate', { username: u.username, password: exact + suffix });
+          expect(res.status, suffix).to.equal(401);
+          expect(res.body).to.deep.equal(wrong.body);
+          expect((await app.anon.post('/api/iam/authenticate', { email: u.email, password: exact + suffix })).status).to.equal(401);
+        }
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: exact })).status).to.equal(200);
+      });
+
+      it("change-password refuses a current password over 72 bytes like a wrong one (422), and changes nothing", async () => {
+        const exact = pw('q'.repeat(64) + '72-bytes'); // 72 bytes
+        const u = await app.createUser({ password: exact });
+        const wrong = await u.http.post('/api/iam/change-password', { currentPassword: 'q'.repeat(72), newPassword: 'never-set-123' });
+        expect(wrong.status).to.equal(422);
+        const long = await u.http.post('/api/iam/change-password', { currentPassword: `${exact}-and-more`, newPassword: 'never-set-123' });
+        expect(long.status).to.equal(422);
+        expect(long.body).to.deep.equal(wrong.body);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: exact })).status).to.equal(200);
       });
     });
 
@@ -226,6 +270,75 @@ for (const dialect of DIALECTS) {
         expect(wrong.body.error.details.fields).to.have.property('currentPassword');
         expect((await app.anon.post('/api/iam/change-password', { currentPassword: 'x', newPassword: 'whatever-123' })).status).to.equal(401);
         expect((await app.anon.post('/api/iam/authenticate', { username: victim.username, password: victim.password })).status).to.equal(200);
+      });
+    });
+
+    describe('an admin sets a password or deactivates through /api/user (issue 13 item 7)', () => {
+      const refresh = (t: string) => app.anon.post('/api/iam/refresh-tokens', { refreshToken: t });
+
+      it('deactivation ends every session: refused while inactive, and still refused after reactivation', async () => {
+        const u = await app.createUser();
+        const other = await app.signIn(u.username, u.password);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: false })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(other.refreshToken)).status).to.equal(401);
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: u.password })).status).to.equal(401);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: true })).status).to.equal(200);
+        // the old pairs stay dead; a new sign-in works
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await other.http.get('/api/institute')).status).to.equal(401);
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+        const back = await app.signIn(u.username, u.password);
+        expect((await back.http.get('/api/iam/me')).status).to.equal(200);
+      });
+
+      it('a password set by PATCH, or cleared by a PUT without one, ends every session; other changes do not', async () => {
+        const u = await app.createUser();
+        expect((await app.http.patch(`/api/user/${u.id}`, { fullName: 'Renamed', active: true })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.http.patch(`/api/user/${u.id}`, { password: pw('set-by-admin-1') })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+        const again = await app.signIn(u.username, 'set-by-admin-1');
+        const put = await app.http.put(`/api/user/${u.id}`, { username: u.username, email: u.email, fullName: 'Put' });
+        expect(put.status).to.equal(200);
+        expect((await again.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(again.refreshToken)).status).to.equal(401);
+      });
+
+      it('a multipart update (updateDto) that deactivates ends every session too', async () => {
+        const u = await app.createUser();
+        const res = await sendForm(`${app.url}/api/user/${u.id}`, 'PATCH', { updateDto: { active: false } }, [], fetch, app.admin!.accessToken);
+        expect(res.status).to.equal(200);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: true })).status).to.equal(200);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+      });
+
+      it('an account made inactive by any other means: its refresh and bearer are refused, and stay so after reactivation', async () => {
+        const u = await app.createUser();
+        const other = await app.signIn(u.username, u.password);
+        const users = app.deps.registry.get('user')!.table;
+        await app.deps.db(users).where('id', u.id).update({ active: false });
+        await sleep(600); // the session cache holds ≤ 0.5 s
+        expect((await refresh(u.refreshToken)).status).to.equal(401);
+        expect((await other.http.get('/api/iam/me')).status).to.equal(401);
+        await app.deps.db(users).where('id', u.id).update({ active: true });
+        expect((await u.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await other.http.get('/api/iam/me')).status).to.equal(401);
+        expect((await refresh(other.refreshToken)).status).to.equal(401);
+      });
+
+      it('a refused change (no permission, no such user, invalid value) ends nothing', async () => {
+        const u = await app.createUser();
+        const other = await app.createUser();
+        expect((await other.http.patch(`/api/user/${u.id}`, { password: 'not-allowed-1' })).status).to.equal(403);
+        expect((await other.http.patch(`/api/user/${u.id}`, { active: false })).status).to.equal(403);
+        expect((await app.http.patch('/api/user/999999', { password: 'nobody-here-1' })).status).to.equal(404);
+        expect((await app.http.patch(`/api/user/${u.id}`, { password: 'short' })).status).to.equal(422);
+        expect((await app.http.patch(`/api/user/${u.id}`, { active: 'no' })).status).to.equal(422);
+        expect((await u.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.http.get(`/api/user/${u.id}`)).status).to.equal(200);
       });
     });
 

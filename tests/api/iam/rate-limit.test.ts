@@ -32,6 +32,31 @@ for (const dialect of DIALECTS) {
         expect((await app.anon.post('/api/iam/authenticate', { username: name, password: 'wrong-password' })).status).to.equal(401);
       });
 
+      it('per account: username, e-mail (in either field) and their spellings share one counter (issue 13 item 8)', async () => {
+        const u = await app.createUser();
+        await new Promise((r) => setTimeout(r, 1100)); // the sign-in createUser made counted: a fresh window
+        const tries = [{ username: u.username }, { email: u.email.toUpperCase() }, { username: ` ${u.email} ` }];
+        for (const t of tries) expect((await app.anon.post('/api/iam/authenticate', { ...t, password: 'wrong-password' })).status, JSON.stringify(t)).to.equal(401);
+        for (const t of [{ email: u.email }, { username: u.username }]) {
+          expect((await app.anon.post('/api/iam/authenticate', { ...t, password: u.password })).status, JSON.stringify(t)).to.equal(429);
+        }
+        // change-password guesses count against the same account
+        await new Promise((r) => setTimeout(r, 1100));
+        for (let i = 0; i < 3; i++) expect((await u.http.post('/api/iam/change-password', { currentPassword: 'wrong-password', newPassword: 'never-set-123' })).status).to.equal(422);
+        expect((await app.anon.post('/api/iam/authenticate', { email: u.email, password: u.password })).status).to.equal(429);
+      });
+
+      it('forgot-password and OTP sign-in count per account too, whichever identifier names it', async () => {
+        const u = await app.createUser({ mobile: `+49151${Date.now() % 10_000_000}` });
+        const forgot = [{ email: u.email }, { username: u.username }, { email: u.email.toUpperCase() }, { username: u.username }];
+        const fs: number[] = [];
+        for (const b of forgot) fs.push((await app.anon.post('/api/iam/initiate/forgot-password', b)).status);
+        expect(fs).to.deep.equal([200, 200, 200, 429]);
+        const otp: number[] = [];
+        for (const identifier of [u.username, u.email, u.username.toUpperCase(), u.email]) otp.push((await app.anon.post('/api/iam/otp/login/initiate', { identifier })).status);
+        expect(otp).to.deep.equal([200, 200, 200, 429]);
+      });
+
       it('per address: many accounts from one address → 429; a spoofed X-Forwarded-For makes no fresh key', async () => {
         const statuses: number[] = [];
         for (let i = 0; i < 9; i++) {
