@@ -2089,10 +2089,6 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            usernameKey?: string | null;
-            emailKey?: string | null;
-            mobileKey?: string | null;
-            pendingVerification?: string | null;
             /** @description Ids of the related role records (replaces the links). */
             roles?: number[];
         };
@@ -2124,10 +2120,6 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            usernameKey?: string | null;
-            emailKey?: string | null;
-            mobileKey?: string | null;
-            pendingVerification?: string | null;
             /** @description Ids of the related role records (replaces the links). */
             roles?: number[];
         };
@@ -2159,10 +2151,6 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            usernameKey?: string | null;
-            emailKey?: string | null;
-            mobileKey?: string | null;
-            pendingVerification?: string | null;
             /** @description Ids of the related role records (replaces the links). */
             roles?: number[];
         };
