@@ -999,7 +999,7 @@ export interface components {
             feeType?: string;
             /** @description Id of the related institute (relation `institute`). */
             instituteId?: number | null;
-            /** @description The institute that charges this fee. The related institute; present when `populate` names `institute` (write endpoints always populate it). */
+            /** @description The institute that charges this fee. The related institute; present when `populate` names `institute` (write endpoints always populate it: as `{ id }` alone for a caller without `institute.find`). */
             institute?: components["schemas"]["Institute"] | null;
             /**
              * @description Whether the fee may be paid in parts.
@@ -2089,7 +2089,7 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            /** @description Ids of the related role records (replaces the links). */
+            /** @description Ids of the related role records (replaces the links). Writing it needs the permission `user.assignRoles` (and so does every PUT of this model). */
             roles?: number[];
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
@@ -2120,7 +2120,7 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            /** @description Ids of the related role records (replaces the links). */
+            /** @description Ids of the related role records (replaces the links). Writing it needs the permission `user.assignRoles` (and so does every PUT of this model). */
             roles?: number[];
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
@@ -2151,7 +2151,7 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            /** @description Ids of the related role records (replaces the links). */
+            /** @description Ids of the related role records (replaces the links). Writing it needs the permission `user.assignRoles` (and so does every PUT of this model). */
             roles?: number[];
         };
         /** @description A page of user records (spec 2.4). */
