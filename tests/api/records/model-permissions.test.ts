@@ -123,5 +123,29 @@ for (const dialect of DIALECTS) {
         rmSync(models, { recursive: true, force: true });
       }
     });
+
+    it('a database seeded before the bookkeeping keeps every grant it holds; its first start records the baseline', async () => {
+      const models = mkdtempSync(join(tmpdir(), 'ris-perm-models-'));
+      const database = await createTestDatabase(dialect);
+      try {
+        writeFileSync(join(models, 'memo.yaml'), memo('permissions:\n  authenticated: [find]\n'));
+        let app = await startTestApp(dialect, { contentTypesDir: models, database });
+        // as an earlier version left it: grants the YAML does not declare, and no record of what the YAML gave
+        await setRolePermissions(app, 'authenticated', ['memo.findOne', 'memo.create']);
+        await app.deps.db('roles').update({ seeded_permissions: null });
+        await app.close();
+        app = await startTestApp(dialect, { contentTypesDir: models, database });
+        expect(await actionsOf(app, 'authenticated')).to.deep.equal(['memo.create', 'memo.find', 'memo.findOne']);
+        await app.close();
+        // from then on the YAML's changes apply as changes
+        writeFileSync(join(models, 'memo.yaml'), memo(''));
+        app = await startTestApp(dialect, { contentTypesDir: models, database });
+        expect(await actionsOf(app, 'authenticated')).to.deep.equal(['memo.create', 'memo.findOne']);
+        await app.close();
+      } finally {
+        await database.drop();
+        rmSync(models, { recursive: true, force: true });
+      }
+    });
   });
 }
