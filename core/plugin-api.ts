@@ -17,9 +17,7 @@ import type { RequestState } from './http/state';
  */
 export { withFolds } from './registry/fold';
 
-/** The record actions a permission names: `<model>.<action>` (CONTRACT: Roles and permissions). */
-export const RECORD_ACTIONS = ['find', 'findOne', 'create', 'update', 'delete', 'recover'] as const;
-export type RecordAction = (typeof RECORD_ACTIONS)[number];
+export { RECORD_ACTIONS, type RecordAction } from './registry/types';
 
 /** Who is calling: built by the plugin's Authenticator, read by the core. */
 export interface Actor {
@@ -47,8 +45,11 @@ export interface Authenticator {
 }
 
 export interface Authorizer {
-  /** May `actor` (null: the public role) perform `action` on `model`? */
-  can(actor: Actor | null, model: string, action: RecordAction): Promise<boolean>;
+  /**
+   * May `actor` (null: the public role) perform `action` on `model`? `action` is a record action or one
+   * the model declares (`ContentType.actions`, e.g. `assignRoles`).
+   */
+  can(actor: Actor | null, model: string, action: string): Promise<boolean>;
 }
 
 /**

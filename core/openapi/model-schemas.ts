@@ -6,7 +6,7 @@
 import { OPERATORS, operatorAllows, LOGICAL } from '../query/operators';
 import { MAX_IN_LIST } from '../query/limits';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
-import { type ContentType, type MediaAttribute, type Registry, type ScalarType, SYSTEM_FIELDS, type SystemField, NOT_DELETED } from '../registry/types';
+import { type Attribute, type ContentType, type MediaAttribute, type Registry, type ScalarType, SYSTEM_FIELDS, type SystemField, NOT_DELETED } from '../registry/types';
 import { type WriteMode, writeSchema } from '../validation/compile';
 import { scalarExample } from './examples';
 import { nullable, pascalCase, type Schema, schemaRef } from './types';
@@ -93,7 +93,10 @@ function recordSchema(model: ContentType, registry: Registry): Schema {
       if (a.relation === 'oneToMany' || a.relation === 'manyToMany') {
         properties[a.name] = { type: 'array', items: targetRef, description: `${about}Related ${target.name} records; present when \`populate\` names \`${a.name}\`.` };
       } else {
-        properties[a.name] = { anyOf: [targetRef, { type: 'null' }], description: `${about}The related ${target.name}; present when \`populate\` names \`${a.name}\` (write endpoints always populate it).` };
+        properties[a.name] = {
+          anyOf: [targetRef, { type: 'null' }],
+          description: `${about}The related ${target.name}; present when \`populate\` names \`${a.name}\` (write endpoints always populate it: as \`{ id }\` alone for a caller without \`${target.name}.find\`).`,
+        };
       }
     }
   }
@@ -120,6 +123,16 @@ function mediaSchema(model: ContentType): Schema {
   return { type: 'object', description: 'Media field name → its files (spec 2.5).', additionalProperties: false, properties };
 }
 
+/** An attribute with a `writeAction`: its body fields say which permission writing them needs (a PUT writes them always). */
+function guarded(props: Record<string, Schema>, a: Attribute, permission: string): void {
+  const fields = a.kind === 'relation' && a.idField ? [a.idField, a.userKeyField] : [a.name];
+  for (const f of fields) {
+    if (f === null || !props[f]) continue;
+    const before = typeof props[f].description === 'string' ? `${props[f].description as string} ` : '';
+    props[f] = { ...props[f], description: `${before}Writing it needs the permission \`${permission}\` (and so does every PUT of this model).` };
+  }
+}
+
 /** writeSchema(model, registry, mode) with the attributes' descriptions and examples added, secrets marked writeOnly. */
 function bodySchema(model: ContentType, registry: Registry, mode: WriteMode): Schema {
   const s = writeSchema(model, registry, mode);
@@ -142,6 +155,7 @@ function bodySchema(model: ContentType, registry: Registry, mode: WriteMode): Sc
     } else if (a.kind === 'media' && props[a.name]) {
       props[a.name] = { ...props[a.name], description: `Ids of the files of \`${a.name}\` to keep (null: none); new files come as multipart parts.` };
     }
+    if (a.writeAction !== undefined) guarded(props, a, `${model.name}.${a.writeAction}`);
   }
   const how = { create: 'Body of a create', put: 'Body of a full update (PUT): fields left out return to their default or null', patch: 'Body of a partial update (PATCH): only the given fields change' }[mode];
   return { ...s, properties: props, description: `${how}. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned.` };

@@ -4,20 +4,31 @@ import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/er
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
 import type { IncomingFile, IntakeLimits } from '../media/intake';
-import type { Authorizer, RecordAction } from '../plugin-api';
+import type { Authorizer } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
-import type { ContentType } from '../registry/types';
+import type { Attribute, ContentType } from '../registry/types';
+import type { WriteMode } from '../validation/compile';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
-import type { RecordService } from './service';
+import type { Caller, RecordService } from './service';
 
 export type RecordContext = Context & { state: RequestState; params: Record<string, string>; request: { body?: unknown } };
 
 /** Checks `<model>.<action>` for the caller: 401 without a token, 403 without the permission. */
-export async function requirePermission(authorizer: Authorizer | null, ctx: RecordContext, model: string, action: RecordAction): Promise<void> {
+export async function requirePermission(authorizer: Authorizer | null, ctx: RecordContext, model: string, action: string, why = ''): Promise<void> {
   if (!authorizer) return;
   if (await authorizer.can(ctx.state.actor, model, action)) return;
-  if (!ctx.state.actor) throw new UnauthorizedError(`authentication required: ${model}.${action}`);
-  throw new ForbiddenError(`missing permission ${model}.${action}`);
+  if (!ctx.state.actor) throw new UnauthorizedError(`authentication required: ${model}.${action}${why}`);
+  throw new ForbiddenError(`missing permission ${model}.${action}${why}`);
+}
+
+/** The body fields that write attribute `a` (a to-one relation is written as `<name>Id` / `<name>UserKey`). */
+function bodyFields(a: Attribute): string[] {
+  if (a.kind === 'relation' && a.idField) return [a.idField, ...(a.userKeyField ? [a.userKeyField] : [])];
+  return [a.name];
+}
+
+function names(body: unknown, fields: readonly string[]): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && fields.some((f) => Object.prototype.hasOwnProperty.call(body, f));
 }
 
 function recordId(ctx: RecordContext): number {
@@ -72,34 +83,77 @@ export class RecordController {
     ctx.body = await this.service.findOne(q, id);
   }
 
+  /**
+   * The caller as a write needs it: its actor and the related models it may not `find`, whose records its
+   * answer shows as `{ id }` alone and whose bad references it hears of only as "invalid reference".
+   */
+  private async caller(ctx: RecordContext, model: ContentType): Promise<Caller> {
+    const unreadable = new Set<string>();
+    if (this.authorizer) {
+      for (const a of model.attributes) {
+        if (a.kind !== 'relation' || unreadable.has(a.target)) continue;
+        if (!(await this.authorizer.can(ctx.state.actor, a.target, 'find'))) unreadable.add(a.target);
+      }
+    }
+    return { actor: ctx.state.actor, unreadable };
+  }
+
+  /**
+   * Writing an attribute that declares a `writeAction` needs `<model>.<writeAction>` as well (issue 13 item
+   * 12: `user.roles` needs `user.assignRoles`, not just `user.update`). A body naming it writes it, and so
+   * does every PUT (it sets each attribute it leaves out to its default).
+   */
+  private async checkGuarded(ctx: RecordContext, model: ContentType, bodies: readonly unknown[], mode: WriteMode): Promise<void> {
+    for (const a of model.attributes) {
+      if (a.writeAction === undefined || a.writable === false) continue;
+      const fields = bodyFields(a);
+      if (mode === 'put') await requirePermission(this.authorizer, ctx, model.name, a.writeAction, ` (a PUT writes ${fields[0]}; PATCH leaves it unchanged)`);
+      else if (bodies.some((b) => names(b, fields))) await requirePermission(this.authorizer, ctx, model.name, a.writeAction, ` (to write ${fields[0]})`);
+    }
+  }
+
   async create(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.create(model, body, ctx.state.actor, files)));
+    const caller = await this.caller(ctx, model);
+    ctx.body = envelope(
+      await this.withBody(ctx, async (body, files) => {
+        await this.checkGuarded(ctx, model, [body], 'create');
+        return this.service.create(model, body, caller, files);
+      }),
+    );
   }
 
   async createMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.createMany(model, ctx.request.body, ctx.state.actor));
+    const body = ctx.request.body;
+    await this.checkGuarded(ctx, model, Array.isArray(body) ? body : [], 'create');
+    ctx.body = envelope(await this.service.createMany(model, body, await this.caller(ctx, model)));
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
     const id = recordId(ctx);
-    ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.update(model, id, body, mode, ctx.state.actor, files)));
+    const caller = await this.caller(ctx, model);
+    ctx.body = envelope(
+      await this.withBody(ctx, async (body, files) => {
+        await this.checkGuarded(ctx, model, [body], mode);
+        return this.service.update(model, id, body, mode, caller, files);
+      }),
+    );
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.remove(model, recordId(ctx), ctx.state.actor));
+    ctx.body = envelope(await this.service.remove(model, recordId(ctx), await this.caller(ctx, model)));
   }
 
   /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
   async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    const records = await this.service.removeMany(model, ctx.request.body, ctx.state.actor);
+    const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model));
     ctx.body = records.map((r) => envelope(r));
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), ctx.state.actor));
+    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), await this.caller(ctx, model)));
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, ctx.state.actor));
+    ctx.body = bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model)));
   }
 }

@@ -39,6 +39,19 @@ export interface RecordServiceDeps {
   readonly media?: MediaService | null;
 }
 
+/**
+ * Who writes, as the service needs it: the actor (createdBy / updatedBy) and the models the caller may not
+ * `find`. A write answer shows a related record of such a model as `{ id }` alone, and a bad reference to
+ * one says only "invalid reference" (issue 13 item 3: what reads hide, writes must not show).
+ */
+export interface Caller {
+  readonly actor: Actor | null;
+  readonly unreadable: ReadonlySet<string>;
+}
+
+/** The 422 message for a reference into a model the caller may not read: nothing about which ids exist. */
+export const INVALID_REFERENCE = 'invalid reference';
+
 export interface ListResult {
   readonly records: ApiRecord[];
   readonly meta: { readonly totalRecords: number; readonly currentPage: number; readonly totalPages: number };
@@ -118,21 +131,22 @@ export class RecordService {
   }
 
   /** `files`: the file parts of a multipart create (issue 6), still in their temporary files. */
-  async create(model: ContentType, body: unknown, actor: Actor | null, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
+  async create(model: ContentType, body: unknown, caller: Caller, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
     const data = this.validators(model).check(body, 'create');
     const prepared = await this.prepareFiles(model, files);
-    const by = { createdBy: createdBy(actor), updatedBy: updatedBy(actor) };
+    const by = { createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
     if (this.isSingleStatement(model, data, 'create', prepared)) {
       const { db } = this.deps;
-      return this.run(model, async () => ({ ...(await this.insert(db, model, data, actor)).record, ...by }));
+      return this.run(model, async () => ({ ...(await this.insert(db, model, data, caller)).record, ...by }));
     }
     return this.withFiles(model, prepared, async (trx) => {
-      const { id, record } = await this.insert(trx, model, data, actor, prepared);
+      const { id, record } = await this.insert(trx, model, data, caller, prepared);
       return this.withMedia(trx, model, id, { ...record, ...by }, data, prepared);
     });
   }
 
-  async createMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
+  async createMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
+    const { actor } = caller;
     if (!Array.isArray(body) || body.length === 0) throw new BadRequestError('the body must be a non-empty JSON array of records');
     if (body.length > MAX_BULK_ITEMS) throw new BadRequestError(`at most ${MAX_BULK_ITEMS} records per bulk call`);
     const v = this.validators(model);
@@ -146,7 +160,7 @@ export class RecordService {
       const out: ApiRecord[] = [];
       for (const [index, data] of items.entries()) {
         try {
-          out.push({ ...(await this.insert(trx, model, data, actor)).record, createdBy: createdBy(actor), updatedBy: updatedBy(actor) });
+          out.push({ ...(await this.insert(trx, model, data, caller)).record, createdBy: createdBy(actor), updatedBy: updatedBy(actor) });
         } catch (e) {
           atIndex(this.translated(e, model), index);
         }
@@ -155,44 +169,45 @@ export class RecordService {
     });
   }
 
-  async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, actor: Actor | null, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
+  async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, caller: Caller, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
+    const { actor, unreadable } = caller;
     const data = this.validators(model).check(body, mode);
     const prepared = await this.prepareFiles(model, files);
     const stamp = (row: Row): Row => Object.assign(row, { updated_at: toIsoTimestamp(this.now()), updated_by_id: actor?.id ?? null });
     if (this.isSingleStatement(model, data, mode, prepared)) {
       const { db } = this.deps;
       return this.run(model, async () => {
-        const { row, related } = await this.toRow(db, model, data, mode);
+        const { row, related } = await this.toRow(db, model, data, mode, unreadable);
         const updated = await repo.updateActiveReturning(db, model, id, stamp(row), this.writeBack.columns(model));
         if (!updated) throw new NotFoundError(`no ${model.name} with id ${id}`);
-        return { ...(await this.writeBack.present(db, model, updated, related)), updatedBy: updatedBy(actor) };
+        return { ...(await this.writeBack.present(db, model, updated, unreadable, related)), updatedBy: updatedBy(actor) };
       });
     }
     return this.withFiles(model, prepared, async (trx, obsolete) => {
       await this.mustExist(trx, model, id, 'active');
-      const { row, links } = await this.toRow(trx, model, data, mode);
+      const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
       await repo.updateRow(trx, model, id, stamp(row));
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
       if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
-      const record = { ...(await this.writeBack.read(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+      const record = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
       return this.withMedia(trx, model, id, record, data, prepared);
     });
   }
 
-  async remove(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
-    return this.withFiles(model, [], async (trx, obsolete) => this.removeOne(trx, model, id, actor, obsolete));
+  async remove(model: ContentType, id: number, caller: Caller): Promise<ApiRecord> {
+    return this.withFiles(model, [], async (trx, obsolete) => this.removeOne(trx, model, id, caller, obsolete));
   }
 
-  async removeMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
-    return this.eachId(model, body, 'active', (trx, id, obsolete) => this.removeOne(trx, model, id, actor, obsolete));
+  async removeMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
+    return this.eachId(model, body, 'active', (trx, id, obsolete) => this.removeOne(trx, model, id, caller, obsolete));
   }
 
-  async recover(model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
-    return this.transaction(model, async (trx) => this.recoverOne(trx, model, id, actor));
+  async recover(model: ContentType, id: number, caller: Caller): Promise<ApiRecord> {
+    return this.transaction(model, async (trx) => this.recoverOne(trx, model, id, caller));
   }
 
-  async recoverMany(model: ContentType, body: unknown, actor: Actor | null): Promise<ApiRecord[]> {
-    return this.eachId(model, body, 'exclusive', (trx, id) => this.recoverOne(trx, model, id, actor));
+  async recoverMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
+    return this.eachId(model, body, 'exclusive', (trx, id) => this.recoverOne(trx, model, id, caller));
   }
 
   // ---- internals ----
@@ -289,24 +304,30 @@ export class RecordService {
   }
 
   /** Inserts one record (its links and media too): the record as the write answers it. */
-  private async insert(db: repo.Db, model: ContentType, data: Record<string, unknown>, actor: Actor | null, prepared: readonly PreparedFile[] = []): Promise<{ id: number; record: ApiRecord }> {
-    const { row, links, related } = await this.toRow(db, model, data, 'create');
+  private async insert(db: repo.Db, model: ContentType, data: Record<string, unknown>, caller: Caller, prepared: readonly PreparedFile[] = []): Promise<{ id: number; record: ApiRecord }> {
+    const { actor, unreadable } = caller;
+    const { row, links, related } = await this.toRow(db, model, data, 'create', unreadable);
     const now = toIsoTimestamp(this.now());
     Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: actor?.id ?? null, updated_by_id: actor?.id ?? null });
     const inserted = await repo.insertReturning(db, model, row, this.writeBack.columns(model));
     const id = Number(inserted.id);
     for (const [rel, ids] of links) await repo.setLinks(db, rel, id, ids);
     await this.deps.media?.write(db, model, id, data, prepared, true); // a new record has nothing to drop
-    return { id, record: await this.writeBack.present(db, model, inserted, related) };
+    return { id, record: await this.writeBack.present(db, model, inserted, unreadable, related) };
   }
 
-  /** Validated body → column values (defaults, hashing, relation resolution) and many-to-many links. */
-  private async toRow(trx: repo.Db, model: ContentType, data: Record<string, unknown>, mode: WriteMode): Promise<{ row: Row; links: [RelationAttribute, number[]][]; related: RelatedRows }> {
+  /**
+   * Validated body → column values (defaults, hashing, relation resolution) and many-to-many links.
+   * `unreadable`: models the caller may not `find`; a bad reference to one says only "invalid reference".
+   */
+  private async toRow(trx: repo.Db, model: ContentType, data: Record<string, unknown>, mode: WriteMode, unreadable: ReadonlySet<string>): Promise<{ row: Row; links: [RelationAttribute, number[]][]; related: RelatedRows }> {
     const row: Row = {};
     const related: RelatedRows = new Map();
     const links: [RelationAttribute, number[]][] = [];
     const fieldErrors: Record<string, string[]> = {};
     for (const a of model.attributes) {
+      // server-only attributes: a create gives them their default, a PUT leaves them as the server set them
+      if (a.writable === false && mode !== 'create') continue;
       if (a.kind === 'scalar') {
         if (a.name in data) {
           const v = data[a.name];
@@ -316,7 +337,7 @@ export class RecordService {
         }
       } else if (a.kind === 'relation' && a.owner && !a.private) {
         if (a.column && a.idField) {
-          const resolved = await this.resolveToOne(trx, model, a, data, fieldErrors, related);
+          const resolved = await this.resolveToOne(trx, model, a, data, fieldErrors, related, unreadable.has(a.target));
           if (resolved !== undefined) row[a.column] = resolved;
           else if (mode !== 'patch') row[a.column] = null;
         } else if (a.joinTable && a.name in data) {
@@ -324,7 +345,7 @@ export class RecordService {
           const target = this.target(a);
           const found = await repo.activeIds(trx, target, ids);
           const missing = ids.filter((i) => !found.has(i));
-          if (missing.length > 0) fieldErrors[a.name] = [`no ${target.name} with id ${missing.join(', ')}`];
+          if (missing.length > 0) fieldErrors[a.name] = [unreadable.has(target.name) ? INVALID_REFERENCE : `no ${target.name} with id ${missing.join(', ')}`];
           links.push([a, ids]);
         } else if (a.joinTable && mode === 'put') {
           links.push([a, []]);
@@ -343,9 +364,10 @@ export class RecordService {
 
   /**
    * `instituteId` and/or `instituteUserKey` → the id of an active related record (undefined: not given).
-   * The check by id loads what the write's answer shows of that record into `related`.
+   * The check by id loads what the write's answer shows of that record into `related`. `hidden`: the
+   * caller may not `find` the target, so a failure names no id or key (the same "invalid reference").
    */
-  private async resolveToOne(trx: repo.Db, model: ContentType, a: RelationAttribute, data: Record<string, unknown>, errors: Record<string, string[]>, related: RelatedRows): Promise<number | null | undefined> {
+  private async resolveToOne(trx: repo.Db, model: ContentType, a: RelationAttribute, data: Record<string, unknown>, errors: Record<string, string[]>, related: RelatedRows, hidden: boolean): Promise<number | null | undefined> {
     const idField = a.idField as string;
     const target = this.target(a);
     const byId = data[idField];
@@ -356,7 +378,7 @@ export class RecordService {
       const column = keyAttr?.kind === 'scalar' ? keyAttr.column : target.userKey;
       fromKey = await repo.idByColumn(trx, target, column, byKey);
       if (fromKey === undefined) {
-        errors[a.userKeyField] = [`no ${target.name} with ${target.userKey} ${JSON.stringify(byKey)}`];
+        errors[a.userKeyField] = [hidden ? INVALID_REFERENCE : `no ${target.name} with ${target.userKey} ${JSON.stringify(byKey)}`];
         return undefined;
       }
     }
@@ -368,13 +390,13 @@ export class RecordService {
     }
     const id = byId as number;
     if (fromKey !== undefined && fromKey !== id) {
-      errors[idField] = [`names ${target.name} ${id} but ${a.userKeyField} names ${fromKey}`];
+      errors[idField] = [hidden ? `contradicts ${a.userKeyField}` : `names ${target.name} ${id} but ${a.userKeyField} names ${fromKey}`];
       return undefined;
     }
     if (fromKey === undefined) {
       const found = await repo.findById(trx, this.deps.dialect, target, id, 'active', this.writeBack.relatedFields(model, a.name));
       if (!found) {
-        errors[idField] = [`no ${target.name} with id ${id}`];
+        errors[idField] = [hidden ? INVALID_REFERENCE : `no ${target.name} with id ${id}`];
         return undefined;
       }
       related.set(a.name, found);
@@ -382,11 +404,12 @@ export class RecordService {
     return id;
   }
 
-  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null, obsolete: string[]): Promise<ApiRecord> {
+  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[]): Promise<ApiRecord> {
+    const { actor, unreadable } = caller;
     await this.mustExist(trx, model, id, 'active');
     if (!model.softDelete) {
       // A model without soft delete loses the row for good; the answer shows it as it was.
-      const before = await this.writeBack.read(trx, model, id, 'active');
+      const before = await this.writeBack.read(trx, model, id, 'active', unreadable);
       // Its files go too (after commit); a soft-deleted record keeps them for a recover.
       if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
       try {
@@ -401,10 +424,11 @@ export class RecordService {
     const now = toIsoTimestamp(this.now());
     // The tracker is unique per archived record, so two archived records may share a unique value (spec 3.1 rule 2).
     await repo.updateRow(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, updated_at: now, updated_by_id: actor?.id ?? null });
-    return { ...(await this.writeBack.read(trx, model, id, 'inclusive')), updatedBy: updatedBy(actor) };
+    return { ...(await this.writeBack.read(trx, model, id, 'inclusive', unreadable)), updatedBy: updatedBy(actor) };
   }
 
-  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, actor: Actor | null): Promise<ApiRecord> {
+  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller): Promise<ApiRecord> {
+    const { actor, unreadable } = caller;
     await this.mustExist(trx, model, id, 'exclusive');
     try {
       await repo.updateRow(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, updated_at: toIsoTimestamp(this.now()), updated_by_id: actor?.id ?? null });
@@ -416,6 +440,6 @@ export class RecordService {
       }
       throw err instanceof AppError ? err : e;
     }
-    return { ...(await this.writeBack.read(trx, model, id, 'active')), updatedBy: updatedBy(actor) };
+    return { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
   }
 }

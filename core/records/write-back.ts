@@ -1,7 +1,8 @@
 /**
  * The record as the write endpoints answer it: its default fields plus its to-one relations populated.
  * The answer's query is checked once per model; a write that RETURNs `columns(model)` is answered
- * from that row without reading it again.
+ * from that row without reading it again. A related record of a model the caller may not `find`
+ * shows as `{ id }` alone (issue 13 item 3: a write answer shows no more than a read would).
  */
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
@@ -36,11 +37,19 @@ export class WriteBack {
     return p ? withLinks(p.select, p.populate) : [{ name: 'id', column: 'id', type: 'integer' }];
   }
 
-  /** Serializes a row holding `columns(model)`, with its to-one relations populated (from `related` where loaded). */
-  async present(db: Knex, model: ContentType, row: Row, related: ReadonlyMap<string, Row | null> = new Map()): Promise<ApiRecord> {
+  /**
+   * Serializes a row holding `columns(model)`, with its to-one relations populated (from `related` where
+   * loaded); a relation into a model of `unreadable` shows only the related record's id.
+   */
+  async present(db: Knex, model: ContentType, row: Row, unreadable: ReadonlySet<string>, related: ReadonlyMap<string, Row | null> = new Map()): Promise<ApiRecord> {
     const { query } = this.answer(model);
     const record = serializeRow(row, query.select);
     for (const p of query.populate) {
+      if (unreadable.has(p.target.name)) {
+        const fk = p.relation.column ? row[p.relation.column] : null;
+        record[p.relation.name] = fk === null || fk === undefined ? null : { id: Number(fk) };
+        continue;
+      }
       const known = related.get(p.relation.name);
       if (known !== undefined) record[p.relation.name] = known === null ? null : serializeRow(known, p.select);
       else record[p.relation.name] = (await serializeWithPopulate(db, this.dialect, [row], [], [p]))[0][p.relation.name];
@@ -49,11 +58,11 @@ export class WriteBack {
   }
 
   /** Reads record `id` in `scope` and presents it. */
-  async read(db: Knex, model: ContentType, id: number, scope: SoftDeleteScope): Promise<ApiRecord> {
+  async read(db: Knex, model: ContentType, id: number, scope: SoftDeleteScope, unreadable: ReadonlySet<string>): Promise<ApiRecord> {
     const { query } = this.answer(model);
     const row = await repo.findById(db, this.dialect, model, id, scope, withLinks(query.select, query.populate));
     if (!row) throw new NotFoundError(`no ${model.name} with id ${id}`);
-    return this.present(db, model, row);
+    return this.present(db, model, row, unreadable);
   }
 
   private answer(model: ContentType): { query: CheckedQuery; columns: string[] } {

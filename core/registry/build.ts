@@ -9,6 +9,7 @@ import { ATTRIBUTE_KINDS } from './attribute-kinds';
 import type { RawDocument } from './load';
 import { CONTENT_TYPE_META_SCHEMA, type RawAttribute, type RawContentType } from './meta-schema';
 import { MODEL_NAME, snakeCase, tableName } from './naming';
+import { buildPermissions, checkWriteOptions } from './permissions';
 import { RegistryError } from './registry-error';
 import {
   type Attribute,
@@ -19,6 +20,7 @@ import {
   type RelationAttribute,
   type ScalarAttribute,
   type ScalarType,
+  PERMISSION_ROLES,
   SYSTEM_FIELDS,
 } from './types';
 
@@ -47,6 +49,9 @@ function checkShape(doc: RawDocument): RawContentType {
     if (e?.keyword === 'additionalProperties') problem = `unknown option "${String(e.params.additionalProperty)}"`;
     if (e?.keyword === 'enum') problem = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     if (e?.propertyName !== undefined) problem = `attribute name "${e.propertyName}" must be camelCase letters and digits`;
+    if (e?.keyword === 'additionalProperties' && path === 'permissions') {
+      problem = `unknown role "${String(e.params.additionalProperty)}" (roles: ${PERMISSION_ROLES.join(', ')}; admin holds every permission)`;
+    }
     fail(doc, path, problem);
   }
   return doc.data;
@@ -199,8 +204,9 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
   for (const [name, rawAttr] of Object.entries(raw.attributes)) {
     claim(name, name);
     const st = scalarType(rawAttr.type);
+    const write = checkWriteOptions(rawAttr, `attributes.${name}`, (p, m) => fail(doc, p, m));
     if (st) {
-      attributes.push(buildScalar(doc, name, rawAttr, st));
+      attributes.push({ ...buildScalar(doc, name, rawAttr, st), ...write });
     } else if (rawAttr.type === 'media') {
       refuseOptions(doc, `attributes.${name}`, rawAttr, [...RELATION_ONLY, ...SCALAR_ONLY]);
       attributes.push({
@@ -211,12 +217,14 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
         required: rawAttr.required ?? false,
         private: rawAttr.private ?? false,
         ...(rawAttr.description !== undefined && { description: rawAttr.description }),
+        ...write,
       });
     } else {
       const rel = buildRelation(doc, draft, name, rawAttr, drafts);
       if (rel.idField) claim(rel.idField, name);
       if (rel.userKeyField) claim(rel.userKeyField, name);
-      attributes.push(rel);
+      if (write.writeAction !== undefined && (!rel.owner || rel.private)) fail(doc, `attributes.${name}.writeAction`, 'this relation is not written through the API (an inverse or private side)');
+      attributes.push({ ...rel, ...write });
     }
   }
   const columns = new Map<string, string>();
@@ -258,6 +266,7 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
     plugin: doc.plugin,
     internal: raw.internal ?? false,
     api: raw.api ?? true,
+    ...buildPermissions(raw, attributes, (p, m) => fail(doc, p, m)),
   };
 }
 

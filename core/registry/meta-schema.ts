@@ -1,6 +1,6 @@
 /** The ajv schema a content-type YAML file must satisfy (shape only; build.ts checks meaning). */
-import { ATTRIBUTE_NAME, MODEL_NAME, SQL_IDENTIFIER } from './naming';
-import { RELATION_KINDS, SCALAR_TYPES } from './types';
+import { ACTION_NAME, ATTRIBUTE_NAME, MODEL_NAME, SQL_IDENTIFIER } from './naming';
+import { PERMISSION_ROLES, RELATION_KINDS, SCALAR_TYPES } from './types';
 
 export const ATTRIBUTE_TYPES = [...SCALAR_TYPES, 'slug', 'media', 'relation'] as const;
 
@@ -31,7 +31,16 @@ const attribute = {
     inversedBy: { type: 'string' },
     mappedBy: { type: 'string' },
     onDelete: { enum: ['restrict', 'set null', 'cascade'] },
+    writable: { type: 'boolean' },
+    writeAction: { type: 'string', pattern: ACTION_NAME.source },
   },
+} as const;
+
+/** `permissions: { authenticated: [find, findOne], public: [] }`: the seeded roles' grants (build.ts checks the actions). */
+const permissions = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(PERMISSION_ROLES.map((r) => [r, { type: 'array', uniqueItems: true, items: { type: 'string' } }])),
 } as const;
 
 export const CONTENT_TYPE_META_SCHEMA = {
@@ -47,6 +56,7 @@ export const CONTENT_TYPE_META_SCHEMA = {
     userKey: { type: 'string' },
     internal: { type: 'boolean' },
     api: { type: 'boolean' },
+    permissions,
     attributes: {
       type: 'object',
       minProperties: 1,
@@ -91,6 +101,8 @@ export interface RawAttribute {
   inversedBy?: string;
   mappedBy?: string;
   onDelete?: 'restrict' | 'set null' | 'cascade';
+  writable?: boolean;
+  writeAction?: string;
 }
 
 export interface RawContentType {
@@ -102,6 +114,7 @@ export interface RawContentType {
   userKey?: string;
   internal?: boolean;
   api?: boolean;
+  permissions?: Partial<Record<(typeof PERMISSION_ROLES)[number], string[]>>;
   attributes: Record<string, RawAttribute>;
   indexes?: { columns: string[]; unique?: boolean }[];
 }

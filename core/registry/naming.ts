@@ -17,3 +17,5 @@ export function tableName(modelName: string): string {
 export const MODEL_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const ATTRIBUTE_NAME = /^[a-z][a-zA-Z0-9]*$/;
 export const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+/** A permission action a model declares (`writeAction: assignRoles`): camelCase like the record actions. */
+export const ACTION_NAME = /^[a-z][a-zA-Z0-9]{0,63}$/;

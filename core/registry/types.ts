@@ -9,6 +9,17 @@ export type ScalarType = (typeof SCALAR_TYPES)[number];
 export const RELATION_KINDS = ['manyToOne', 'oneToMany', 'oneToOne', 'manyToMany'] as const;
 export type RelationKind = (typeof RELATION_KINDS)[number];
 
+/** The record actions a permission names: `<model>.<action>` (CONTRACT: Roles and permissions). */
+export const RECORD_ACTIONS = ['find', 'findOne', 'create', 'update', 'delete', 'recover'] as const;
+export type RecordAction = (typeof RECORD_ACTIONS)[number];
+
+/**
+ * The roles a model's YAML `permissions:` may grant to (CONTRACT: the seeded roles). `admin` holds every
+ * permission anyway; other roles are made and granted through the API or the CLI.
+ */
+export const PERMISSION_ROLES = ['public', 'authenticated'] as const;
+export type PermissionRole = (typeof PERMISSION_ROLES)[number];
+
 interface AttributeBase {
   /** API name (camelCase). */
   readonly name: string;
@@ -17,6 +28,13 @@ interface AttributeBase {
   readonly private: boolean;
   /** Free text for the documentation (OpenAPI `description`). */
   readonly description?: string;
+  /** False (YAML `writable: false`): set by the server only; no record API body may name it. Absent: true. */
+  readonly writable?: boolean;
+  /**
+   * YAML `writeAction`: writing this attribute through the record API needs `<model>.<writeAction>`
+   * besides create / update (e.g. `user.assignRoles` guards `user.roles`). Absent: no extra permission.
+   */
+  readonly writeAction?: string;
 }
 
 export interface ScalarAttribute extends AttributeBase {
@@ -99,6 +117,10 @@ export interface ContentType {
   readonly internal: boolean;
   /** False: the model gets tables and migrations but no REST routes (plugin-internal state such as sessions). */
   readonly api: boolean;
+  /** Every action a permission of this model may name: the record actions, then the attributes' `writeAction`s. */
+  readonly actions: readonly string[];
+  /** YAML `permissions:` per seeded role: the actions it grants (none when the YAML says nothing: admin only). */
+  readonly grants: Readonly<Record<PermissionRole, readonly string[]>>;
 }
 
 export interface Registry {

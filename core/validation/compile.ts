@@ -1,7 +1,8 @@
 /**
  * ContentType → ajv validators for create, PUT and PATCH bodies, compiled once at boot.
  * Unknown fields are refused; read-only system fields are dropped before validation. Private fields
- * (passwords included) are write-only: accepted here, never returned.
+ * (passwords included) are write-only: accepted here, never returned. Server-only attributes
+ * (`writable: false`) are unknown fields here.
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -29,6 +30,8 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
   const required: string[] = [];
   const anyOf: Record<string, unknown>[] = [];
   for (const a of model.attributes) {
+    // server-only (`writable: false`): absent from every body schema, so naming it is an unknown field (422)
+    if (a.writable === false) continue;
     if (a.kind === 'scalar') {
       const base = ATTRIBUTE_KINDS[a.type].schema(a);
       const nullable = !a.required;

@@ -999,7 +999,7 @@ export interface components {
             feeType?: string;
             /** @description Id of the related institute (relation `institute`). */
             instituteId?: number | null;
-            /** @description The institute that charges this fee. The related institute; present when `populate` names `institute` (write endpoints always populate it). */
+            /** @description The institute that charges this fee. The related institute; present when `populate` names `institute` (write endpoints always populate it: as `{ id }` alone for a caller without `institute.find`). */
             institute?: components["schemas"]["Institute"] | null;
             /**
              * @description Whether the fee may be paid in parts.
@@ -2095,17 +2095,13 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            usernameKey?: string | null;
-            emailKey?: string | null;
-            mobileKey?: string | null;
-            pendingVerification?: string | null;
             /**
              * @example {
              *       "key": "value"
              *     }
              */
             customPayload?: unknown;
-            /** @description Ids of the related role records (replaces the links). */
+            /** @description Ids of the related role records (replaces the links). Writing it needs the permission `user.assignRoles` (and so does every PUT of this model). */
             roles?: number[];
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
@@ -2136,17 +2132,13 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            usernameKey?: string | null;
-            emailKey?: string | null;
-            mobileKey?: string | null;
-            pendingVerification?: string | null;
             /**
              * @example {
              *       "key": "value"
              *     }
              */
             customPayload?: unknown;
-            /** @description Ids of the related role records (replaces the links). */
+            /** @description Ids of the related role records (replaces the links). Writing it needs the permission `user.assignRoles` (and so does every PUT of this model). */
             roles?: number[];
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
@@ -2177,17 +2169,13 @@ export interface components {
             emailVerified?: boolean | null;
             /** @example false */
             mobileVerified?: boolean | null;
-            usernameKey?: string | null;
-            emailKey?: string | null;
-            mobileKey?: string | null;
-            pendingVerification?: string | null;
             /**
              * @example {
              *       "key": "value"
              *     }
              */
             customPayload?: unknown;
-            /** @description Ids of the related role records (replaces the links). */
+            /** @description Ids of the related role records (replaces the links). Writing it needs the permission `user.assignRoles` (and so does every PUT of this model). */
             roles?: number[];
         };
         /** @description A page of user records (spec 2.4). */

@@ -3,7 +3,7 @@
  * a request without a token acts as `public`, others by the union of their roles' permissions.
  * Role → permissions is cached for at most CACHE_TTL_MS; concurrent misses of one role share one query.
  */
-import type { Actor, Authorizer, RecordAction } from '../../plugin-api';
+import type { Actor, Authorizer } from '../../plugin-api';
 import { CACHE_TTL_MS } from './authenticate';
 import { ADMIN, PUBLIC } from './seed';
 import type { IdentityStore } from './store';
@@ -41,7 +41,7 @@ export class IdentityAuthorizer implements Authorizer {
     return query;
   }
 
-  async can(actor: Actor | null, model: string, action: RecordAction): Promise<boolean> {
+  async can(actor: Actor | null, model: string, action: string): Promise<boolean> {
     const roles = actor ? actor.roles : [PUBLIC];
     if (roles.includes(ADMIN)) return true;
     const wanted = `${model}.${action}`;

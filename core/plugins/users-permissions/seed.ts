@@ -1,10 +1,20 @@
 /**
- * Roles and permissions, seeded idempotently at every start: a permission per model and record action;
- * `admin` holds all; `authenticated` gets find + findOne on non-internal models when those permissions
- * are first created (later removals by an admin stick); `public` gets nothing.
+ * Roles and permissions, seeded idempotently at every start (issue 13 item 11):
+ * - a permission per model and action of its vocabulary (`ContentType.actions`: the record actions and the
+ *   attributes' `writeAction`s such as `user.assignRoles`); `admin` holds every one;
+ * - `public` and `authenticated` get what the models' YAML `permissions:` grant them, and nothing else:
+ *   a model without `permissions:` is admin-only.
+ *
+ * A restart applies the YAML as changes. Each seeded role remembers the grants the YAML gave it at the last
+ * start (`role.seededPermissions`); a start grants what the YAML added since and revokes what it dropped
+ * since. Grants the YAML did not change are left alone, so what an admin changed through the API or the CLI
+ * stays (a YAML grant the admin revoked is not given back, a grant the admin added is not taken away) until
+ * the YAML line for that grant changes. A database seeded before this bookkeeping existed keeps every grant
+ * it holds; its first start records the YAML's grants as the baseline.
  */
-import { RECORD_ACTIONS, withFolds } from '../../plugin-api';
-import type { IdentityStore } from './store';
+import { withFolds } from '../../plugin-api';
+import { PERMISSION_ROLES } from '../../registry/types';
+import type { Db, IdentityStore } from './store';
 import { nowIso } from './util';
 
 export const ADMIN = 'admin';
@@ -17,6 +27,11 @@ const ROLES: readonly { name: string; description: string }[] = [
   { name: PUBLIC, description: 'Requests without a token.' },
 ];
 
+/** Column of role.seededPermissions (role.yaml). */
+const SEEDED = 'seeded_permissions';
+
+const parseList = (v: unknown): Set<string> | null => (typeof v === 'string' ? new Set(v.split('\n').filter(Boolean)) : null);
+
 export async function seed(store: IdentityStore): Promise<void> {
   const { db, registry } = store.deps;
   await db.transaction(async (trx) => {
@@ -26,22 +41,45 @@ export async function seed(store: IdentityStore): Promise<void> {
     const missingRoles = ROLES.filter((r) => !haveRoles.has(r.name));
     if (missingRoles.length) await trx(store.roles).insert(missingRoles.map((r) => withFolds(store.roleModel, { ...stamp, name: r.name, description: r.description })));
 
-    const wanted = registry.contentTypes.filter((m) => m.api).flatMap((m) => RECORD_ACTIONS.map((a) => ({ action: `${m.name}.${a}`, model: m, verb: a })));
+    const api = registry.contentTypes.filter((m) => m.api);
+    const wanted = api.flatMap((m) => m.actions.map((a) => `${m.name}.${a}`));
     const havePerms = new Set(((await trx(store.permissions).select('action')) as { action: string }[]).map((r) => r.action));
-    const fresh = wanted.filter((w) => !havePerms.has(w.action));
-    if (fresh.length) await trx(store.permissions).insert(fresh.map((w) => withFolds(store.permissionModel, { ...stamp, action: w.action })));
+    const fresh = wanted.filter((w) => !havePerms.has(w));
+    if (fresh.length) await trx(store.permissions).insert(fresh.map((action) => withFolds(store.permissionModel, { ...stamp, action })));
 
-    const roleIds = await store.roleIds([ADMIN, AUTHENTICATED], trx);
     const permIds = new Map(((await trx(store.permissions).select('id', 'action')) as { id: number; action: string }[]).map((r) => [r.action, Number(r.id)]));
-    const { table, ownerColumn, targetColumn } = store.rolePermissions;
-    const grant = async (role: string, actions: readonly string[]): Promise<void> => {
-      const roleId = roleIds.get(role);
-      if (roleId === undefined || actions.length === 0) return;
-      const held = new Set(((await trx(table).where(ownerColumn, roleId).select(targetColumn)) as Record<string, number>[]).map((r) => Number(r[targetColumn])));
-      const rows = actions.map((a) => permIds.get(a)).filter((id): id is number => id !== undefined && !held.has(id));
-      if (rows.length) await trx(table).insert(rows.map((p) => ({ [ownerColumn]: roleId, [targetColumn]: p })));
-    };
-    await grant(ADMIN, [...permIds.keys()]);
-    await grant(AUTHENTICATED, fresh.filter((w) => !w.model.internal && (w.verb === 'find' || w.verb === 'findOne')).map((w) => w.action));
+    const roleRows = (await trx(store.roles).whereIn('name', [ADMIN, ...PERMISSION_ROLES]).select('id', 'name', SEEDED)) as Record<string, unknown>[];
+    const roleOf = new Map(roleRows.map((r) => [String(r.name), r]));
+
+    const admin = roleOf.get(ADMIN);
+    if (admin) await grant(store, trx, Number(admin.id), [...permIds.values()]);
+
+    for (const role of PERMISSION_ROLES) {
+      const row = roleOf.get(role);
+      if (!row) continue;
+      const desired = new Set(api.flatMap((m) => m.grants[role].map((a) => `${m.name}.${a}`)));
+      const before = parseList(row[SEEDED]) ?? new Set<string>();
+      const added = [...desired].filter((p) => !before.has(p));
+      const dropped = [...before].filter((p) => !desired.has(p));
+      const ids = (list: readonly string[]): number[] => list.map((p) => permIds.get(p)).filter((id): id is number => id !== undefined);
+      await grant(store, trx, Number(row.id), ids(added));
+      await revoke(store, trx, Number(row.id), ids(dropped));
+      const list = [...desired].sort().join('\n');
+      if (row[SEEDED] !== list) await trx(store.roles).where('id', Number(row.id)).update({ [SEEDED]: list });
+    }
   });
+}
+
+async function grant(store: IdentityStore, trx: Db, roleId: number, permissionIds: readonly number[]): Promise<void> {
+  if (permissionIds.length === 0) return;
+  const { table, ownerColumn, targetColumn } = store.rolePermissions;
+  const held = new Set(((await trx(table).where(ownerColumn, roleId).select(targetColumn)) as Record<string, number>[]).map((r) => Number(r[targetColumn])));
+  const rows = permissionIds.filter((p) => !held.has(p));
+  if (rows.length) await trx(table).insert(rows.map((p) => ({ [ownerColumn]: roleId, [targetColumn]: p })));
+}
+
+async function revoke(store: IdentityStore, trx: Db, roleId: number, permissionIds: readonly number[]): Promise<void> {
+  if (permissionIds.length === 0) return;
+  const { table, ownerColumn, targetColumn } = store.rolePermissions;
+  await trx(table).where(ownerColumn, roleId).whereIn(targetColumn, [...permissionIds]).del();
 }

@@ -1,0 +1,126 @@
+/**
+ * Issue 13 item 12: through /api/user, the identity plugin's private identity columns are server-only
+ * (YAML `writable: false`: a body naming one is refused like an unknown field, 422), and writing `roles`
+ * needs `user.assignRoles` (YAML `writeAction`), not just `user.create` / `user.update`.
+ */
+import { expect } from 'chai';
+import { DIALECTS } from '../../helpers/dialects';
+import { sendForm } from '../../helpers/multipart';
+import { userWith } from '../../helpers/roles';
+import { startTestApp, type TestApp, type TestUser } from '../../helpers/test-app';
+
+const SERVER_ONLY = { usernameKey: 'someone', emailKey: 'someone@example.test', mobileKey: '+15550001', pendingVerification: 'email' } as const;
+const USER_ADMIN = ['user.find', 'user.findOne', 'user.create', 'user.update', 'role.find'];
+
+for (const dialect of DIALECTS) {
+  describe(`user writes: server-only identity columns, roles need user.assignRoles [${dialect}]`, () => {
+    let app: TestApp;
+    /** Manages users but may not give roles. */
+    let manager: TestUser;
+    /** Manages users and gives roles. */
+    let assigner: TestUser;
+    let authenticatedRole: number;
+    let adminRole: number;
+
+    before(async () => {
+      app = await startTestApp(dialect);
+      manager = await userWith(app, 'user-manager', USER_ADMIN);
+      assigner = await userWith(app, 'role-assigner', [...USER_ADMIN, 'user.assignRoles']);
+      const roles = (await app.http.get('/api/role?limit=100')).body.records as { id: number; name: string }[];
+      authenticatedRole = roles.find((r) => r.name === 'authenticated')?.id ?? 0;
+      adminRole = roles.find((r) => r.name === 'admin')?.id ?? 0;
+    });
+    after(async () => app?.close());
+
+    let n = 0;
+    const newUser = (extra: Record<string, unknown> = {}) => {
+      n += 1;
+      return { username: `writer${n}`, email: `writer${n}@example.test`, password: 'a-password-123', ...extra };
+    };
+
+    for (const [field, value] of Object.entries(SERVER_ONLY)) {
+      it(`${field}: refused on create, bulk create, PATCH and PUT, even for admin (422 naming it); nothing is written`, async () => {
+        const created = await app.http.post('/api/user', newUser({ [field]: value }));
+        expect(created.status, created.text).to.equal(422);
+        expect(created.body.error.details.fields[field]).to.deep.equal(['is not a field of user']);
+        const bulk = await app.http.post('/api/user/bulk', [newUser({ [field]: value })]);
+        expect(bulk.status).to.equal(422);
+        expect(bulk.body.error.details.errors[0].fields[field]).to.deep.equal(['is not a field of user']);
+        const target = await app.createUser();
+        const patched = await app.http.patch(`/api/user/${target.id}`, { [field]: value });
+        expect(patched.status, patched.text).to.equal(422);
+        expect(patched.body.error.details.fields).to.have.property(field);
+        const put = await app.http.put(`/api/user/${target.id}`, { username: target.username, email: target.email, [field]: value });
+        expect(put.status, put.text).to.equal(422);
+        const form = await sendForm(`${app.url}/api/user/${target.id}`, 'PATCH', { data: { [field]: value } }, [], app.fetch, app.admin?.accessToken ?? null);
+        expect(form.status).to.equal(422);
+        // the account still signs in by its own name: no key was overwritten
+        expect((await app.signIn(target.username, target.password)).id).to.equal(target.id);
+      });
+    }
+
+    it('a PUT through the API leaves the server-only columns as the server set them', async () => {
+      const target = await app.createUser({ mobile: '+15550002' });
+      const keys = () => app.deps.db('users').where('id', target.id).first('username_key', 'email_key', 'mobile_key');
+      const before = await keys();
+      expect(before.username_key).to.equal(target.username.toLowerCase());
+      const put = await app.http.put(`/api/user/${target.id}`, { username: target.username, email: target.email, password: target.password, fullName: 'Put Person', roles: [authenticatedRole] });
+      expect(put.status, put.text).to.equal(200);
+      expect(await keys()).to.deep.equal(before);
+      expect((await app.signIn(target.email, target.password)).id).to.equal(target.id);
+    });
+
+    it('the write schemas in /docs leave the server-only columns out and say what roles need', async () => {
+      const schemas = (app.document.components as { schemas: Record<string, { properties: Record<string, { description?: string }> }> }).schemas;
+      for (const name of ['UserCreate', 'UserReplace', 'UserUpdate']) {
+        for (const field of Object.keys(SERVER_ONLY)) expect(schemas[name].properties, `${name}.${field}`).to.not.have.property(field);
+        expect(schemas[name].properties.roles.description).to.contain('user.assignRoles');
+      }
+    });
+
+    it('without user.assignRoles: creating or changing a user works, naming roles is 403 (create, bulk, PATCH, PUT, multipart)', async () => {
+      const plain = await manager.http.post('/api/user', newUser());
+      expect(plain.status, plain.text).to.equal(200);
+      const id = plain.body.data.id as number;
+      expect((await manager.http.patch(`/api/user/${id}`, { fullName: 'Renamed' })).status).to.equal(200);
+
+      const attempts = [
+        await manager.http.post('/api/user', newUser({ roles: [adminRole] })),
+        await manager.http.post('/api/user/bulk', [newUser(), newUser({ roles: [adminRole] })]),
+        await manager.http.patch(`/api/user/${id}`, { roles: [adminRole] }),
+        await manager.http.patch(`/api/user/${manager.id}`, { roles: [adminRole] }),
+        await manager.http.patch(`/api/user/${id}`, { roles: [] }),
+        // a PUT sets every attribute it leaves out, roles too: it needs the permission as well
+        await manager.http.put(`/api/user/${id}`, { username: `writer-put${n}`, email: `put${n}@example.test` }),
+      ];
+      for (const res of attempts) {
+        expect(res.status, res.text).to.equal(403);
+        expect(res.body.error.name).to.equal('ForbiddenError');
+        expect(res.body.error.message).to.contain('user.assignRoles');
+      }
+      const form = await sendForm(`${app.url}/api/user`, 'POST', { data: newUser({ roles: [adminRole] }) }, [], app.fetch, manager.accessToken);
+      expect(form.status).to.equal(403);
+      // nothing changed: the manager is no admin, and the user has no roles
+      expect((await manager.http.get('/api/role')).status).to.equal(200);
+      expect((await manager.http.get('/api/permission')).status).to.equal(403);
+      const roles = await app.http.get(`/api/user/${id}?populate[0]=roles`);
+      expect(roles.body.roles).to.deep.equal([]);
+      expect(roles.body.fullName).to.equal('Renamed');
+    });
+
+    it('with user.assignRoles: roles are written on create, PATCH and PUT; the user signs in with them', async () => {
+      const made = await assigner.http.post('/api/user', newUser({ roles: [authenticatedRole] }));
+      expect(made.status, made.text).to.equal(200);
+      const id = made.body.data.id as number;
+      const signed = await app.signIn(made.body.data.username, 'a-password-123');
+      expect(signed.roles).to.deep.equal(['authenticated']);
+      expect((await assigner.http.patch(`/api/user/${id}`, { roles: [] })).status).to.equal(200);
+      const put = await assigner.http.put(`/api/user/${id}`, { username: made.body.data.username, email: made.body.data.email, roles: [authenticatedRole] });
+      expect(put.status, put.text).to.equal(200);
+      const bulk = await assigner.http.post('/api/user/bulk', [newUser({ roles: [authenticatedRole] })]);
+      expect(bulk.status, bulk.text).to.equal(200);
+      // the admin holds the permission like every other
+      expect((await app.http.patch(`/api/user/${id}`, { roles: [authenticatedRole] })).status).to.equal(200);
+    });
+  });
+}
