@@ -7,6 +7,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ValidationError, BadRequestError } from '../errors/errors';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { linearRegExp } from '../registry/linear-pattern';
 import { type ContentType, type Registry, SYSTEM_FIELDS } from '../registry/types';
 import { formatErrors } from './format-errors';
 
@@ -59,7 +60,8 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
   };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+// Patterns run on RE2 (linear time): a model's pattern cannot be made to backtrack (issue 13).
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, code: { regExp: linearRegExp } });
 addFormats(ajv);
 
 export function compileValidators(model: ContentType, registry: Registry): ModelValidators {
