@@ -1,11 +1,12 @@
 /** ctx → parse/check → service → envelope; no SQL here. */
 import type { Context } from 'koa';
-import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/errors';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors/errors';
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
 import type { IncomingFile, IntakeLimits } from '../media/intake';
 import type { Authorizer, RecordAction } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
+import { INT4_MAX } from '../registry/attribute-kinds';
 import type { ContentType } from '../registry/types';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
 import type { RecordService } from './service';
@@ -20,9 +21,11 @@ export async function requirePermission(authorizer: Authorizer | null, ctx: Reco
   throw new ForbiddenError(`missing permission ${model}.${action}`);
 }
 
-function recordId(ctx: RecordContext): number {
+function recordId(ctx: RecordContext, model: ContentType): number {
   const raw = ctx.params.id ?? '';
   if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new BadRequestError(`"${raw}" is not a record id (a positive integer)`);
+  // Ids are integer columns (32-bit on PostgreSQL): a larger id names no record, on both databases alike.
+  if (Number(raw) > INT4_MAX) throw new NotFoundError(`no ${model.name} with id ${raw}`);
   return Number(raw);
 }
 
@@ -55,7 +58,7 @@ export class RecordController {
   async find(ctx: RecordContext, model: ContentType): Promise<void> {
     const parsed = parseListQuery(this.queryOf(ctx), FIND_PARAMS);
     if (parsed.group) {
-      const g = this.service.checkGrouped(model, parsed);
+      const g = await this.service.checkGrouped(model, parsed);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
       ctx.body = await this.service.findGrouped(g);
       return;
@@ -66,7 +69,7 @@ export class RecordController {
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
-    const id = recordId(ctx);
+    const id = recordId(ctx, model);
     const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     ctx.body = await this.service.findOne(q, id);
@@ -81,12 +84,12 @@ export class RecordController {
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
-    const id = recordId(ctx);
+    const id = recordId(ctx, model);
     ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.update(model, id, body, mode, ctx.state.actor, files)));
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.remove(model, recordId(ctx), ctx.state.actor));
+    ctx.body = envelope(await this.service.remove(model, recordId(ctx, model), ctx.state.actor));
   }
 
   /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
@@ -96,7 +99,7 @@ export class RecordController {
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), ctx.state.actor));
+    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx, model), ctx.state.actor));
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
