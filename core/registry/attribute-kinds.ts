@@ -184,12 +184,11 @@ function stringSchema(a: ScalarAttribute, extra: Record<string, unknown> = {}, c
 
 /** decimal(18,4): strictly inside ±10^14 (a value rounded to 4 places must still fit), within min/max. */
 function decimalSchema(a: ScalarAttribute): Record<string, unknown> {
+  // One keyword per side (linters refuse `minimum` beside `exclusiveMinimum`): the tighter bound.
   return {
     type: 'number',
-    ...(a.min !== undefined && { minimum: a.min }),
-    ...(a.max !== undefined && { maximum: a.max }),
-    exclusiveMinimum: -DECIMAL_LIMIT,
-    exclusiveMaximum: DECIMAL_LIMIT,
+    ...(a.min !== undefined && a.min > -DECIMAL_LIMIT ? { minimum: a.min } : { exclusiveMinimum: -DECIMAL_LIMIT }),
+    ...(a.max !== undefined && a.max < DECIMAL_LIMIT ? { maximum: a.max } : { exclusiveMaximum: DECIMAL_LIMIT }),
   };
 }
 
