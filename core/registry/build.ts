@@ -101,6 +101,8 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     if (raw[key] === undefined) continue;
     const check = ajv.compile(ATTRIBUTE_KINDS[type].schema(attr));
     if (!check(raw[key])) fail(doc, `${path}.${key}`, `${JSON.stringify(raw[key])} ${check.errors?.[0]?.message ?? 'is not valid'}`);
+    const problem = ATTRIBUTE_KINDS[type].valueProblem(raw[key]);
+    if (problem) fail(doc, `${path}.${key}`, `${JSON.stringify(raw[key])} ${problem}`);
   }
   return attr;
 }

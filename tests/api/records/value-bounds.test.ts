@@ -142,7 +142,7 @@ for (const dialect of DIALECTS) {
       it('datetimes: years 0001 to 9999 in UTC are stored exactly; one past is refused', async () => {
         expect(await roundTrip('happenedAt', '0001-01-01T00:00:00Z')).to.equal('0001-01-01T00:00:00.000Z');
         expect(await roundTrip('happenedAt', '9999-12-31T23:59:59.999Z')).to.equal('9999-12-31T23:59:59.999Z');
-        for (const v of ['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59.999-00:01', '10000-01-01T00:00:00Z']) {
+        for (const v of ['0000-01-01T00:00:00Z', '0000-12-31T23:59:59.999Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59.999-00:01', '10000-01-01T00:00:00Z', '2016-12-31T23:59:60Z']) {
           const res = await create({ happenedAt: v });
           refused(res, ['happenedAt']);
         }

@@ -50,6 +50,7 @@ const CASES: { name: string; files: Record<string, string>; message: string }[] 
   { name: 'lookahead pattern', files: { x: "attributes:\n  code: { type: string, pattern: '^(?=a)a+$' }\n" }, message: 'content-types/x.yaml: attributes.code.pattern: not supported by the linear-time pattern engine' },
   { name: 'lookbehind pattern', files: { x: "attributes:\n  code: { type: string, pattern: '(?<!a)b' }\n" }, message: 'content-types/x.yaml: attributes.code.pattern: not supported by the linear-time pattern engine' },
   { name: 'RE2-only syntax (not ECMAScript)', files: { x: "attributes:\n  code: { type: string, pattern: '(?i)abc' }\n" }, message: 'content-types/x.yaml: attributes.code.pattern: not a valid regular expression' },
+  { name: 'a default outside the stored years', files: { a: "attributes:\n  d: { type: date, default: '0000-01-01' }\n" }, message: 'content-types/a.yaml: attributes.d.default: "0000-01-01" must be a date from 0001-01-01 to 9999-12-31' },
   {
     name: 'a default that does not match its pattern (checked by RE2)',
     files: { x: "attributes:\n  code: { type: string, pattern: '^(a+)+$', default: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' }\n" },
