@@ -1,7 +1,8 @@
 /** JSON bodies with a size and a nesting limit; write requests must say they send JSON. */
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { BadRequestError, UnsupportedMediaTypeError } from '../errors/errors';
+import { BadRequestError, UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
+import { bodyTextProblems } from '../validation/storable-text';
 import type { RequestState } from './state';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -49,5 +50,15 @@ export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
     if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) throw new BadRequestError(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
     await next();
   };
-  return [requireJson, parse, limitDepth];
+  // Every endpoint (the identity plugin's too): a NUL character or a lone surrogate is refused the same
+  // on both databases, before any lookup sends it to PostgreSQL (which answered 500 or its own text).
+  const storableText: Middleware<RequestState> = async (ctx, next) => {
+    const problems = bodyTextProblems((ctx.request as { body?: unknown }).body);
+    if (problems) {
+      const { fields, errors } = problems;
+      throw new ValidationError('the body holds text no database can store', fields, errors ? { errors } : {});
+    }
+    await next();
+  };
+  return [requireJson, parse, limitDepth, storableText];
 }

@@ -14,6 +14,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors/errors';
 import { toErrorBody } from '../errors/to-error-body';
+import { invalidValue } from '../records/db-errors';
 import type { RequestState } from './state';
 
 /** Errors thrown by koa-body, raw-body and the router carry a status; give them our shape, never their text blindly. */
@@ -48,7 +49,11 @@ function fromHttpError(err: unknown): AppError | null {
  */
 function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (err instanceof AppError) return null;
-  return dialect.classifyError(err)?.kind === 'unavailable' ? new ServiceUnavailableError('the database is unavailable; try again shortly') : null;
+  const kind = dialect.classifyError(err)?.kind;
+  if (kind === 'unavailable') return new ServiceUnavailableError('the database is unavailable; try again shortly');
+  // A value the database refused (data error): the client's input, so a 422 in our words, never a 500.
+  if (kind === 'invalidValue') return invalidValue('the database cannot store a value of this request', err);
+  return null;
 }
 
 export function errorMapper(dialect: Dialect): Middleware<RequestState> {
@@ -60,6 +65,8 @@ export function errorMapper(dialect: Dialect): Middleware<RequestState> {
       const mapped = fromHttpError(err) ?? fromDbError(err, dialect) ?? err;
       const { status, body, internal } = toErrorBody(mapped, ctx.state.requestId ?? 'unknown');
       if (internal) ctx.state.log?.error({ err }, 'unhandled error');
+      // The driver's own words stay in the log (db-errors.ts keeps them out of the answer).
+      else if (mapped instanceof AppError && mapped.cause !== undefined) ctx.state.log?.warn({ err: mapped.cause }, 'the database refused a value');
       if (mapped instanceof RateLimitedError) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
       if (mapped instanceof ServiceUnavailableError) ctx.set('Retry-After', '1');
       ctx.status = status;

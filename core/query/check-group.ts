@@ -25,6 +25,7 @@ import {
   MAX_OFFSET_MINUTES,
   ROW_COUNT_ALIAS,
   UTC_ZONE,
+  type ZoneNames,
   aggregateAllows,
   isAggregateFunction,
   isBucketFormat,
@@ -92,16 +93,19 @@ export interface CheckedGroup {
 export interface CheckGroupOptions {
   readonly registry: Registry;
   readonly maxLimit: number;
-  /** The database buckets in IANA zones (Dialect.timeZoneNames). */
-  readonly timeZoneNames: boolean;
+  /** The IANA zones the database buckets in (Dialect.timeZones); null: fixed offsets only. */
+  readonly timeZones: ZoneNames | null;
 }
 
 const FIXED_OFFSET = /^([+-])(\d{2}):?(\d{2})$/;
 const UTC_NAMES = new Set(['z', 'utc', 'gmt', 'etc/utc', 'etc/gmt', 'etc/zulu', 'zulu', 'universal', 'etc/universal']);
 const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/;
 
-/** `+05:30`, `-08:00`, `Z`/`UTC` or an IANA name (spec 4.3 `timezone`; CONTRACT: fixed offsets on both databases). */
-export function checkTimeZone(raw: string | null, names: boolean): BucketZone {
+/**
+ * `+05:30`, `-08:00`, `Z`/`UTC` or an IANA name (spec 4.3 `timezone`; CONTRACT: fixed offsets on both
+ * databases). A name must be one the database knows (`zones`), not merely one Node knows.
+ */
+export function checkTimeZone(raw: string | null, zones: ZoneNames | null): BucketZone {
   if (raw === null) return UTC_ZONE;
   // An unencoded `+` in a query string arrives as a space: ` 05:30` is read as `+05:30`.
   const text = raw.replace(/^ (?=\d{2}:?\d{2}$)/, '+').trim();
@@ -114,9 +118,13 @@ export function checkTimeZone(raw: string | null, names: boolean): BucketZone {
     if (minutes > 59 || total > MAX_OFFSET_MINUTES) bad('timezone', `"${raw}" is not a UTC offset between -14:00 and +14:00`);
     return { kind: 'offset', minutes: m[1] === '-' ? -total : total };
   }
-  if (!ZONE_NAME.test(text) || !knownZone(text)) bad('timezone', `"${raw}" is neither a UTC offset (+05:30) nor a known IANA time zone name (Europe/Berlin)`);
-  if (!names) bad('timezone', `IANA time zone names such as "${raw}" need PostgreSQL; this server uses SQLite, which buckets only in fixed offsets such as +05:30`);
-  return { kind: 'name', name: text };
+  const unknown = (): never => bad('timezone', `"${raw}" is neither a UTC offset (+05:30) nor a time zone name the database knows (Europe/Berlin)`);
+  if (!ZONE_NAME.test(text)) unknown();
+  if (zones === null) {
+    if (!knownZone(text)) unknown();
+    return bad('timezone', `IANA time zone names such as "${raw}" need PostgreSQL; this server uses SQLite, which buckets only in fixed offsets such as +05:30`);
+  }
+  return { kind: 'name', name: zones.get(text.toLowerCase()) ?? unknown() };
 }
 
 function knownZone(name: string): boolean {
@@ -244,7 +252,7 @@ export function checkGroup(input: GroupCheckInput, model: ContentType, opts: Che
   });
   const limit = Math.min(input.page.limit ?? DEFAULT_LIMIT, opts.maxLimit);
   const offset = input.page.page !== null ? (input.page.page - 1) * limit : (input.page.offset ?? 0);
-  const zone = checkTimeZone(group.timezone, opts.timeZoneNames);
+  const zone = checkTimeZone(group.timezone, opts.timeZones);
   c.reads.delete(model.name);
   return { keys, aggregates, joins: c.joins, sort, limit, offset, zone, populateGroup: group.populateGroup, reads: [...c.reads] };
 }

@@ -84,6 +84,13 @@ export type BucketZone = { readonly kind: 'offset'; readonly minutes: number } |
 
 export const UTC_ZONE: BucketZone = { kind: 'offset', minutes: 0 };
 
+/** The zone names a database buckets in, by lower-case name (PostgreSQL reads names case-insensitively) → its own spelling. */
+export type ZoneNames = ReadonlyMap<string, string>;
+
+export function zoneNames(names: readonly string[]): ZoneNames {
+  return new Map(names.map((n) => [n.toLowerCase(), n] as const));
+}
+
 /** The aggregate alias of the row count applied when no `aggregates` are given (spec 4.5 rule 3). */
 export const ROW_COUNT_ALIAS = 'count';
 /** Entries in `groupBy`. */

@@ -1,11 +1,12 @@
 /** ctx → parse/check → service → envelope; no SQL here. */
 import type { Context } from 'koa';
-import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/errors';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors/errors';
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
 import type { IncomingFile, IntakeLimits } from '../media/intake';
 import type { Authorizer } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
+import { INT4_MAX } from '../registry/attribute-kinds';
 import type { Attribute, ContentType } from '../registry/types';
 import type { WriteMode } from '../validation/compile';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
@@ -31,9 +32,11 @@ function names(body: unknown, fields: readonly string[]): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && fields.some((f) => Object.prototype.hasOwnProperty.call(body, f));
 }
 
-function recordId(ctx: RecordContext): number {
+function recordId(ctx: RecordContext, model: ContentType): number {
   const raw = ctx.params.id ?? '';
   if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new BadRequestError(`"${raw}" is not a record id (a positive integer)`);
+  // Ids are integer columns (32-bit on PostgreSQL): a larger id names no record, on both databases alike.
+  if (Number(raw) > INT4_MAX) throw new NotFoundError(`no ${model.name} with id ${raw}`);
   return Number(raw);
 }
 
@@ -66,7 +69,7 @@ export class RecordController {
   async find(ctx: RecordContext, model: ContentType): Promise<void> {
     const parsed = parseListQuery(this.queryOf(ctx), FIND_PARAMS);
     if (parsed.group) {
-      const g = this.service.checkGrouped(model, parsed);
+      const g = await this.service.checkGrouped(model, parsed);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
       ctx.body = await this.service.findGrouped(g);
       return;
@@ -77,7 +80,7 @@ export class RecordController {
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
-    const id = recordId(ctx);
+    const id = recordId(ctx, model);
     const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     ctx.body = await this.service.findOne(q, id);
@@ -129,7 +132,7 @@ export class RecordController {
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
-    const id = recordId(ctx);
+    const id = recordId(ctx, model);
     const caller = await this.caller(ctx, model);
     ctx.body = envelope(
       await this.withBody(ctx, async (body, files) => {
@@ -140,7 +143,7 @@ export class RecordController {
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.remove(model, recordId(ctx), await this.caller(ctx, model)));
+    ctx.body = envelope(await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model)));
   }
 
   /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
@@ -150,7 +153,7 @@ export class RecordController {
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), await this.caller(ctx, model)));
+    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model)));
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {

@@ -12,6 +12,16 @@ function fieldOf(model: ContentType, column: string): string {
   return column;
 }
 
+/**
+ * A data error the checks before SQL missed: our words for the client, never the driver's text (it
+ * names types and encodings); the driver error rides along as `cause`, and error-mapper.ts logs it.
+ */
+export function invalidValue(message: string, cause: unknown): ValidationError {
+  const e = new ValidationError(message, { _body: ['a value is outside what its column can store'] });
+  e.cause = cause;
+  return e;
+}
+
 /** Re-throws `err` as an AppError when the dialect recognises it; otherwise re-throws it unchanged. */
 export function translateDbError(err: unknown, dialect: Dialect, model: ContentType): never {
   if (err instanceof AppError) throw err;
@@ -33,7 +43,7 @@ export function translateDbError(err: unknown, dialect: Dialect, model: ContentT
     case 'notNull':
       throw new ValidationError(`${model.name}: a required value is missing`, Object.fromEntries(fault.columns.map((c) => [fieldOf(model, c), ['is required']])));
     case 'invalidValue':
-      throw new ValidationError(`${model.name}: a value is out of range`, { _body: [fault.message] });
+      throw invalidValue(`${model.name}: the database cannot store a value of this record`, err);
     case 'unavailable':
       throw new ServiceUnavailableError('the database is unavailable; try again shortly');
   }

@@ -5,6 +5,7 @@ import type { SoftDeleteScope } from '../query/ast';
 import { BASE_ALIAS, type CheckedQuery, type SelectedField, proveTable } from '../query/checked';
 import { applySoftDeleteScope, compileCount, compileList, selectColumns } from '../query/compile-list';
 import { type ContentType, NOT_DELETED, type RelationAttribute } from '../registry/types';
+import { INT4_MAX } from '../registry/attribute-kinds';
 import { withLinks } from './populate';
 import type { Row } from './serializer';
 
@@ -55,8 +56,10 @@ export async function findById(db: Db, dialect: Dialect, model: ContentType, id:
 }
 
 export async function activeIds(db: Db, model: ContentType, ids: readonly number[], scope: SoftDeleteScope = 'active'): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const qb = db.from({ [BASE_ALIAS]: model.table }).select(`${BASE_ALIAS}.id`).whereIn(`${BASE_ALIAS}.id`, [...ids]);
+  // An id past the integer column's range names no record; PostgreSQL would refuse to compare it (overflow).
+  const possible = ids.filter((id) => id <= INT4_MAX);
+  if (possible.length === 0) return new Set();
+  const qb = db.from({ [BASE_ALIAS]: model.table }).select(`${BASE_ALIAS}.id`).whereIn(`${BASE_ALIAS}.id`, possible);
   applySoftDeleteScope(qb, BASE_ALIAS, scope);
   const rows = (await qb) as { id: number }[];
   return new Set(rows.map((r) => Number(r.id)));

@@ -13,6 +13,7 @@ import type { ListQuery } from '../query/ast';
 import { type CheckedQuery } from '../query/checked';
 import { checkListQuery } from '../query/check';
 import { type CheckedGroupQuery, checkGroupedQuery } from '../query/check-group';
+import { type ZoneNames, zoneNames } from '../query/group-vocabulary';
 import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
 import { withFolds } from '../registry/fold';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
@@ -110,9 +111,23 @@ export class RecordService {
   }
 
   /** A Find with groupBy / aggregates (spec 4.5); see group-service.ts. */
-  checkGrouped(model: ContentType, q: ListQuery): CheckedGroupQuery {
-    const { registry, maxLimit, dialect } = this.deps;
-    return checkGroupedQuery(q, model, { registry, maxLimit, timeZoneNames: dialect.timeZoneNames });
+  async checkGrouped(model: ContentType, q: ListQuery): Promise<CheckedGroupQuery> {
+    const { registry, maxLimit } = this.deps;
+    const zoned = q.group !== null && q.group.timezone !== null;
+    return checkGroupedQuery(q, model, { registry, maxLimit, timeZones: zoned ? await this.timeZones() : null });
+  }
+
+  /** The database's zone names, read once (the first time a name is asked for); a failed read is retried. */
+  private zones: Promise<ZoneNames | null> | null = null;
+  private timeZones(): Promise<ZoneNames | null> {
+    this.zones ??= this.deps.dialect.timeZones(this.deps.db).then(
+      (names) => (names === null ? null : zoneNames(names)),
+      (e: unknown) => {
+        this.zones = null;
+        throw e;
+      },
+    );
+    return this.zones;
   }
 
   async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {

@@ -27,16 +27,47 @@ export interface KindSpec {
   readonly toDb: (v: unknown) => unknown;
   /** A documentation sample (OpenAPI `example`) when the YAML gives none; undefined: none fits. */
   readonly example: (a: ScalarAttribute) => unknown;
+  /**
+   * A rule on a value the JSON schema already accepted that JSON Schema cannot say (a date's year
+   * range): the problem in our words, or null. Checked before SQL, so no driver text reaches a client.
+   */
+  readonly valueProblem: (v: unknown) => string | null;
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$/;
+// Hours 00–23, minutes and seconds 00–59: PostgreSQL refuses `25:00` that SQLite would store.
+const ISO_TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?$/;
 
-/** Digits after the point a `decimal` keeps (decimal(18,4)). */
-const DECIMAL_SCALE = 4;
+/** A `decimal` column is decimal(18,4): 18 digits, 4 of them after the point (PostgreSQL rounds to 4). */
+export const DECIMAL_PRECISION = 18;
+export const DECIMAL_SCALE = 4;
+/** Magnitude a decimal stays below: 14 digits before the point. PostgreSQL refuses more ("numeric field overflow"). */
+export const DECIMAL_LIMIT = 10 ** (DECIMAL_PRECISION - DECIMAL_SCALE);
 
-/** Column ranges: a query value outside them is a 400, not a driver error (PostgreSQL refuses to bind it). */
-const INT4_MAX = 2147483647;
+/** Column ranges: a value outside them is refused (422 / 400) before SQL, never a driver error. */
+export const INT4_MAX = 2147483647;
+
+/** Years both databases store in dates and datetimes: PostgreSQL has no year 0, and YYYY holds four digits. */
+export const MIN_YEAR = 1;
+export const MAX_YEAR = 9999;
+const DATE_RANGE = 'a date from 0001-01-01 to 9999-12-31';
+const INSTANT_RANGE = 'an instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z (in UTC)';
+
+const noProblem = (): null => null;
+
+/** `YYYY-MM-DD` (already a real day) inside the stored years. */
+function dateProblem(v: unknown): string | null {
+  return typeof v === 'string' && Number(v.slice(0, 4)) < MIN_YEAR ? `must be ${DATE_RANGE}` : null;
+}
+
+/** A date-time whose instant, in UTC, falls inside the stored years (`0001-01-01T00:30:00+01:00` does not). */
+function instantProblem(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) return 'must be a date-time (RFC 3339)';
+  const year = d.getUTCFullYear();
+  return year < MIN_YEAR || year > MAX_YEAR ? `must be ${INSTANT_RANGE}` : null;
+}
 
 function coerceNumber(raw: string, integer: boolean, max = Number.MAX_SAFE_INTEGER): number {
   const t = raw.trim();
@@ -51,6 +82,7 @@ function coerceNumber(raw: string, integer: boolean, max = Number.MAX_SAFE_INTEG
 function coerceDate(raw: string): string {
   const d = ISO_DATE.test(raw) ? new Date(`${raw}T00:00:00Z`) : null;
   if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== raw) throw new Error(`"${raw}" is not a date (YYYY-MM-DD)`);
+  if (dateProblem(raw)) throw new Error(`"${raw}" is out of range (${DATE_RANGE})`);
   return raw;
 }
 
@@ -62,11 +94,18 @@ export function canonicalTime(raw: string): string {
   return `${m[1]}:${m[2]}:${m[3] ?? '00'}${fraction ? `.${fraction}` : ''}`;
 }
 
-/** An instant both databases can store: years 0000–9999 (`+099999-…` is refused by PostgreSQL). */
+/** An instant both databases can store: years 0001–9999 in UTC (PostgreSQL refuses year 0 and `+010000-…`). */
 function coerceTimestamp(raw: string): string {
   const iso = toIsoTimestamp(raw);
-  if (!/^\d{4}-/.test(iso)) throw new Error(`"${raw}" is out of range (years 0000–9999)`);
+  if (instantProblem(iso)) throw new Error(`"${raw}" is out of range (${INSTANT_RANGE})`);
   return iso;
+}
+
+/** A decimal filter value the column's range can hold (comparing with a larger one is a driver error on PostgreSQL). */
+function coerceDecimal(raw: string): number {
+  const n = coerceNumber(raw, false);
+  if (Math.abs(n) >= DECIMAL_LIMIT) throw new Error(`"${raw}" is out of range (a decimal is less than ${DECIMAL_LIMIT} in magnitude)`);
+  return n;
 }
 
 function coerceBoolean(raw: string): boolean {
@@ -133,12 +172,24 @@ function sampleNumber(a: ScalarAttribute, preferred: number): number {
 }
 const text = (raw: string): unknown => raw;
 
-function stringSchema(a: ScalarAttribute, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** `columnLength`: the varchar's length, so a longer value is a 422 here, not a driver error (or, on SQLite, stored). */
+function stringSchema(a: ScalarAttribute, extra: Record<string, unknown> = {}, columnLength?: number): Record<string, unknown> {
   const s: Record<string, unknown> = { type: 'string', ...extra };
   if (a.minLength !== undefined) s.minLength = a.minLength;
-  if (a.maxLength !== undefined) s.maxLength = a.maxLength;
+  const maxLength = a.maxLength ?? columnLength;
+  if (maxLength !== undefined) s.maxLength = maxLength;
   if (a.pattern !== undefined) s.pattern = a.pattern;
   return s;
+}
+
+/** decimal(18,4): strictly inside ±10^14 (a value rounded to 4 places must still fit), within min/max. */
+function decimalSchema(a: ScalarAttribute): Record<string, unknown> {
+  // One keyword per side (linters refuse `minimum` beside `exclusiveMinimum`): the tighter bound.
+  return {
+    type: 'number',
+    ...(a.min !== undefined && a.min > -DECIMAL_LIMIT ? { minimum: a.min } : { exclusiveMinimum: -DECIMAL_LIMIT }),
+    ...(a.max !== undefined && a.max < DECIMAL_LIMIT ? { maximum: a.max } : { exclusiveMaximum: DECIMAL_LIMIT }),
+  };
 }
 
 /** Bounds within the column's range, so a value one database stores is never refused by the other. */
@@ -147,17 +198,21 @@ function numberSchema(a: ScalarAttribute, type: 'integer' | 'number', limit = Nu
   return { type, minimum: Math.max(a.min ?? lowest, lowest), maximum: Math.min(a.max ?? limit, limit) };
 }
 
+/** Characters of a `string`, `email` or `uid` column without `maxLength` (varchar(255)). */
+export const DEFAULT_VARCHAR_LENGTH = 255;
+
+const varchar = (a: ScalarAttribute): ColumnSpec => ({ method: 'string', args: [Math.max(a.maxLength ?? DEFAULT_VARCHAR_LENGTH, 1)] });
+
 const textKind = (column: (a: ScalarAttribute) => ColumnSpec, extra: Record<string, unknown> = {}, example: (a: ScalarAttribute) => unknown = (a) => sampleText(a)): KindSpec => ({
   column,
-  schema: (a) => stringSchema(a, extra),
+  schema: (a) => stringSchema(a, extra, column === varchar ? DEFAULT_VARCHAR_LENGTH : undefined),
   valueClass: 'text',
   coerce: text,
   fromDb: identity,
   toDb: identity,
   example,
+  valueProblem: noProblem,
 });
-
-const varchar = (a: ScalarAttribute): ColumnSpec => ({ method: 'string', args: [Math.max(a.maxLength ?? 255, 1)] });
 
 export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
   string: textKind(varchar),
@@ -172,6 +227,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: identity,
     toDb: identity,
     example: (a) => a.enum?.[0],
+    valueProblem: noProblem,
   },
   password: {
     column: () => ({ method: 'string', args: [255] }),
@@ -181,6 +237,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: identity,
     toDb: identity,
     example: (a) => sampleText(a, 'correct-horse-battery-staple'),
+    valueProblem: noProblem,
   },
   integer: {
     column: () => ({ method: 'integer', args: [] }),
@@ -190,6 +247,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbNumber,
     toDb: identity,
     example: (a) => sampleNumber(a, 1),
+    valueProblem: noProblem,
   },
   biginteger: {
     column: () => ({ method: 'bigInteger', args: [] }),
@@ -199,16 +257,18 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbNumber,
     toDb: identity,
     example: (a) => sampleNumber(a, 1),
+    valueProblem: noProblem,
   },
   decimal: {
-    column: () => ({ method: 'decimal', args: [18, DECIMAL_SCALE] }),
-    schema: (a) => numberSchema(a, 'number'),
+    column: () => ({ method: 'decimal', args: [DECIMAL_PRECISION, DECIMAL_SCALE] }),
+    schema: (a) => decimalSchema(a),
     valueClass: 'number',
-    coerce: (raw) => coerceNumber(raw, false),
+    coerce: coerceDecimal,
     fromDb: fromDbNumber,
     // PostgreSQL rounds to the column's scale; SQLite would keep every digit: round here so both store the same.
     toDb: (v) => (typeof v === 'number' ? Number(v.toFixed(DECIMAL_SCALE)) : v),
     example: (a) => sampleNumber(a, 12.5),
+    valueProblem: noProblem,
   },
   float: {
     column: () => ({ method: 'double', args: [] }),
@@ -218,6 +278,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbNumber,
     toDb: identity,
     example: (a) => sampleNumber(a, 12.5),
+    valueProblem: noProblem,
   },
   boolean: {
     column: () => ({ method: 'boolean', args: [] }),
@@ -227,6 +288,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbBoolean,
     toDb: identity,
     example: (a) => (typeof a.default === 'boolean' ? a.default : true),
+    valueProblem: noProblem,
   },
   date: {
     column: () => ({ method: 'date', args: [] }),
@@ -236,6 +298,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbDate,
     toDb: identity,
     example: () => '2026-03-31',
+    valueProblem: dateProblem,
   },
   datetime: {
     column: () => ({ method: 'timestamp', args: [{ useTz: true, precision: 3 }] }),
@@ -245,6 +308,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbTimestamp,
     toDb: (v) => (v === null || v === undefined ? v : toIsoTimestamp(v)),
     example: () => '2026-03-31T09:30:00.000Z',
+    valueProblem: instantProblem,
   },
   time: {
     column: () => ({ method: 'time', args: [] }),
@@ -261,6 +325,7 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
       }
     },
     example: () => '09:30:00',
+    valueProblem: noProblem,
   },
   json: {
     column: () => ({ method: 'jsonb', args: [] }),
@@ -270,5 +335,6 @@ export const ATTRIBUTE_KINDS: { readonly [K in ScalarType]: KindSpec } = {
     fromDb: fromDbJson,
     toDb: (v) => (v === null || v === undefined ? v : JSON.stringify(v)),
     example: () => ({ key: 'value' }),
+    valueProblem: noProblem,
   },
 };

@@ -7,6 +7,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ATTRIBUTE_KINDS } from './attribute-kinds';
 import type { RawDocument } from './load';
+import { linearRegExp, patternProblem } from './linear-pattern';
 import { CONTENT_TYPE_META_SCHEMA, type RawAttribute, type RawContentType } from './meta-schema';
 import { MODEL_NAME, snakeCase, tableName } from './naming';
 import { buildPermissions, checkWriteOptions } from './permissions';
@@ -24,7 +25,8 @@ import {
   SYSTEM_FIELDS,
 } from './types';
 
-const ajv = new Ajv({ allErrors: false, strict: true });
+// Defaults and examples are checked against the attribute's `pattern` too: RE2 here as everywhere.
+const ajv = new Ajv({ allErrors: false, strict: true, code: { regExp: linearRegExp } });
 addFormats(ajv);
 const validateMeta = ajv.compile<RawContentType>(CONTENT_TYPE_META_SCHEMA);
 
@@ -74,11 +76,8 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
   if (type === 'enumeration' && !raw.enum) fail(doc, `${path}.enum`, 'required for type enumeration');
   if (type !== 'enumeration' && raw.enum) fail(doc, `${path}.enum`, `not allowed for type ${raw.type}`);
   if (raw.pattern !== undefined) {
-    try {
-      new RegExp(raw.pattern, 'u');
-    } catch {
-      fail(doc, `${path}.pattern`, `not a valid regular expression: ${raw.pattern}`);
-    }
+    const problem = patternProblem(raw.pattern);
+    if (problem) fail(doc, `${path}.pattern`, problem);
   }
   if (type === 'password' && raw.unique) fail(doc, `${path}.unique`, 'a password cannot be unique');
   if ((type === 'json' || type === 'text') && raw.unique) fail(doc, `${path}.unique`, `a ${type} field cannot be unique`);
@@ -107,6 +106,8 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     if (raw[key] === undefined) continue;
     const check = ajv.compile(ATTRIBUTE_KINDS[type].schema(attr));
     if (!check(raw[key])) fail(doc, `${path}.${key}`, `${JSON.stringify(raw[key])} ${check.errors?.[0]?.message ?? 'is not valid'}`);
+    const problem = ATTRIBUTE_KINDS[type].valueProblem(raw[key]);
+    if (problem) fail(doc, `${path}.${key}`, `${JSON.stringify(raw[key])} ${problem}`);
   }
   return attr;
 }

@@ -7,9 +7,11 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ValidationError, BadRequestError } from '../errors/errors';
-import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { ATTRIBUTE_KINDS, INT4_MAX } from '../registry/attribute-kinds';
+import { linearRegExp } from '../registry/linear-pattern';
 import { type ContentType, type Registry, SYSTEM_FIELDS } from '../registry/types';
 import { formatErrors } from './format-errors';
+import { fieldTextProblems } from './storable-text';
 
 export type WriteMode = 'create' | 'put' | 'patch';
 
@@ -23,6 +25,9 @@ export interface ModelValidators {
 
 /** Fields a record shows that a client may send back but never sets (OpenAPI readOnly). */
 export const READ_ONLY_FIELDS: ReadonlySet<string> = new Set([...SYSTEM_FIELDS.map((f) => f.name), 'createdBy', 'updatedBy']);
+
+/** A record id as a body names it: ids are integer columns (32-bit on PostgreSQL), so a larger one is refused here. */
+const RECORD_ID = { type: 'integer', minimum: 1, maximum: INT4_MAX } as const;
 
 /** The JSON schema of one model's writable body for a mode (exported for OpenAPI). */
 export function writeSchema(model: ContentType, registry: Registry, mode: WriteMode): Record<string, unknown> {
@@ -39,17 +44,17 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
       if (a.required && a.default === undefined && mode !== 'patch') required.push(a.name);
     } else if (a.kind === 'relation' && a.owner && !a.private) {
       if (a.idField) {
-        properties[a.idField] = a.required ? { type: 'integer', minimum: 1 } : { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] };
+        properties[a.idField] = a.required ? RECORD_ID : { anyOf: [RECORD_ID, { type: 'null' }] };
         if (a.userKeyField) properties[a.userKeyField] = { type: 'string', minLength: 1 };
         if (a.required && mode !== 'patch') {
           anyOf.push(...[a.idField, a.userKeyField].filter((f): f is string => f !== null).map((f) => ({ required: [f] })));
         }
       } else if (a.joinTable) {
-        properties[a.name] = { type: 'array', uniqueItems: true, maxItems: 1000, items: { type: 'integer', minimum: 1 } };
+        properties[a.name] = { type: 'array', uniqueItems: true, maxItems: 1000, items: RECORD_ID };
       }
     } else if (a.kind === 'media' && !a.private) {
       // Files come as multipart parts; in JSON a media field is the list of its file ids to keep (null: none).
-      properties[a.name] = { anyOf: [{ type: 'array', uniqueItems: true, maxItems: a.multiple ? 1000 : 1, items: { type: 'integer', minimum: 1 } }, { type: 'null' }] };
+      properties[a.name] = { anyOf: [{ type: 'array', uniqueItems: true, maxItems: a.multiple ? 1000 : 1, items: RECORD_ID }, { type: 'null' }] };
     }
   }
   void registry;
@@ -62,7 +67,8 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
   };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+// Patterns run on RE2 (linear time): a model's pattern cannot be made to backtrack (issue 13).
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, code: { regExp: linearRegExp } });
 addFormats(ajv);
 
 export function compileValidators(model: ContentType, registry: Registry): ModelValidators {
@@ -76,14 +82,33 @@ export function compileValidators(model: ContentType, registry: Registry): Model
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError(`the body must be a JSON object (a ${model.name} record)`);
     return Object.fromEntries(Object.entries(body).filter(([k]) => !READ_ONLY_FIELDS.has(k)));
   };
-  const errors = (body: unknown, mode: WriteMode): Record<string, string[]> | null => {
-    const clean = strip(body);
-    if (compiled[mode](clean)) return null;
-    const fields = formatErrors(compiled[mode].errors, model.name);
-    if (Object.keys(fields).length === 0) {
-      for (const a of model.attributes) if (a.kind === 'relation' && a.required && a.idField) fields[a.idField] = [`is required (or ${a.userKeyField ?? a.idField})`];
+  /**
+   * What JSON Schema cannot say, in our words, before SQL (issue 13): text no database stores (NUL,
+   * lone surrogates; multipart bodies reach here without body.ts's check) and per-kind value rules
+   * (a date's year range). Fields the schema already refused are left to its message.
+   */
+  const valueProblems = (clean: Record<string, unknown>, refused: Record<string, string[]>): Map<string, string[]> => {
+    // Maps, and own-property checks: a field may be called `constructor` (see format-errors.ts).
+    const fields = new Map(Object.entries(fieldTextProblems(clean)));
+    for (const a of model.attributes) {
+      if (a.kind !== 'scalar' || Object.hasOwn(refused, a.name) || fields.has(a.name) || !Object.hasOwn(clean, a.name)) continue;
+      const v = clean[a.name];
+      if (v === undefined || v === null) continue;
+      const problem = ATTRIBUTE_KINDS[a.type].valueProblem(v);
+      if (problem) fields.set(a.name, [problem]);
     }
     return fields;
+  };
+  const errors = (body: unknown, mode: WriteMode): Record<string, string[]> | null => {
+    const clean = strip(body);
+    const valid = compiled[mode](clean);
+    const refused = valid ? {} : formatErrors(compiled[mode].errors, model.name);
+    const fields = new Map(Object.entries(refused));
+    if (!valid && fields.size === 0) {
+      for (const a of model.attributes) if (a.kind === 'relation' && a.required && a.idField) fields.set(a.idField, [`is required (or ${a.userKeyField ?? a.idField})`]);
+    }
+    for (const [name, messages] of valueProblems(clean, refused)) fields.set(name, [...(fields.get(name) ?? []), ...messages]);
+    return fields.size > 0 ? Object.fromEntries(fields) : null;
   };
   return {
     schemas,

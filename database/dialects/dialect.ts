@@ -7,7 +7,8 @@ export type DbFault =
   | { readonly kind: 'unique'; readonly table: string | null; readonly columns: readonly string[] }
   | { readonly kind: 'foreignKey'; readonly table: string | null; readonly columns: readonly string[] }
   | { readonly kind: 'notNull'; readonly table: string | null; readonly columns: readonly string[] }
-  | { readonly kind: 'invalidValue'; readonly message: string }
+  /** A data error (a value out of the column's range, text the database cannot hold): `detail` is the driver's text, for logs only. */
+  | { readonly kind: 'invalidValue'; readonly detail: string }
   | { readonly kind: 'unavailable'; readonly message: string };
 
 export interface LikeOptions {
@@ -42,8 +43,12 @@ export interface Dialect {
 
   // Date buckets of grouped Find (spec 4.5 rule 2). Every label is made in SQL from UTC plus the
   // zone given, never from the server's or the session's time zone.
-  /** IANA zone names (`Europe/Berlin`) can be bucketed in; otherwise only fixed offsets. */
-  readonly timeZoneNames: boolean;
+  /**
+   * The IANA zone names (`Europe/Berlin`) this database buckets in, or null when it buckets only in
+   * fixed offsets. Node's list differs from the database's (Node takes `US/Pacific-New`, PostgreSQL
+   * answered 22023): the `timezone` parameter is checked against this one.
+   */
+  timeZones(db: Knex): Promise<readonly string[] | null>;
   /**
    * The first instant of the bucket holding `column`, in local time of `zone` (a `date` column is a
    * calendar day already: the zone does not apply). Weeks are ISO weeks, starting on Monday. Only

@@ -6,6 +6,7 @@
  * from `to_char` without the `TM` prefix, so month names are English whatever `lc_time` says.
  */
 import type { BucketFormat, BucketZone, Granularity } from '../../core/query/group-vocabulary';
+import type { Knex } from 'knex';
 import type { Dialect, SqlFragment } from './dialect';
 
 const PATTERNS: Record<BucketFormat, string> = {
@@ -26,8 +27,12 @@ function local(column: string, source: 'date' | 'datetime', zone: BucketZone): S
   return { sql: "((?? AT TIME ZONE 'UTC') + CAST(? AS integer) * INTERVAL '1 minute')", bindings: [column, zone.minutes] };
 }
 
-export const postgresDates: Pick<Dialect, 'timeZoneNames' | 'dateBucketStart' | 'dateLabel' | 'monthNumber'> = {
-  timeZoneNames: true,
+export const postgresDates: Pick<Dialect, 'timeZones' | 'dateBucketStart' | 'dateLabel' | 'monthNumber'> = {
+  async timeZones(db: Knex) {
+    // The names AT TIME ZONE accepts (the server's tz database, not Node's ICU).
+    const rows = (await db.raw('SELECT name FROM pg_timezone_names')) as { rows: { name: string }[] };
+    return rows.rows.map((r) => r.name);
+  },
 
   dateBucketStart(column: string, source: 'date' | 'datetime', unit: Granularity, zone: BucketZone): SqlFragment {
     const t = local(column, source, zone);

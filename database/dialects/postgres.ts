@@ -71,14 +71,10 @@ export const postgresDialect: Dialect = {
         return { kind: 'foreignKey', table: e.table ?? null, columns: detailColumns(e.detail) };
       case '23502':
         return { kind: 'notNull', table: e.table ?? null, columns: e.column ? [e.column] : [] };
-      case '22P02':
-      case '22003':
-      case '22007':
-      case '22008':
-      case '22001':
-      case '22021':
-        return { kind: 'invalidValue', message: message.replace(/^.* - /, '') };
     }
+    // Class 22, data exception: numeric overflow, date out of range, NUL in text, untranslatable
+    // character, unknown time zone … The values are checked before SQL; this is the safety net.
+    if (typeof e.code === 'string' && e.code.startsWith('22')) return { kind: 'invalidValue', detail: `${e.code}: ${message.replace(/^.* - /, '')}` };
     if (isUnavailable(err)) return { kind: 'unavailable', message: 'the database is unavailable' };
     return null;
   },

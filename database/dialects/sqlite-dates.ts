@@ -20,12 +20,13 @@ const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'Ju
 
 const month = (start: SqlFragment): SqlFragment => ({ sql: `CAST(substr(${start.sql}, 6, 2) AS integer)`, bindings: start.bindings });
 
-export const sqliteDates: Pick<Dialect, 'timeZoneNames' | 'dateBucketStart' | 'dateLabel' | 'monthNumber'> = {
-  timeZoneNames: false,
+export const sqliteDates: Pick<Dialect, 'timeZones' | 'dateBucketStart' | 'dateLabel' | 'monthNumber'> = {
+  // SQLite's date functions know UTC offsets only.
+  timeZones: async () => null,
 
   dateBucketStart(column: string, source: 'date' | 'datetime', unit: Granularity, zone: BucketZone): SqlFragment {
     if (source === 'date' || (zone.kind === 'offset' && zone.minutes === 0)) return { sql: `date(??${TO_START[unit]})`, bindings: [column] };
-    // check-group.ts refuses zone names on this dialect (timeZoneNames: false); reaching here is a bug.
+    // check-group.ts refuses zone names on this dialect (timeZones: null); reaching here is a bug.
     if (zone.kind === 'name') throw new Error('sqlite: IANA time zone names are not supported');
     return { sql: `date(??, ?${TO_START[unit]})`, bindings: [column, `${zone.minutes >= 0 ? '+' : ''}${zone.minutes} minutes`] };
   },

@@ -51,7 +51,7 @@ export const sqliteDialect: Dialect = {
     if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'KnexTimeoutError') {
       return { kind: 'unavailable', message: 'the database is busy or unavailable' };
     }
-    if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_RANGE') return { kind: 'invalidValue', message: 'a value is too large' };
+    if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_RANGE' || code === 'SQLITE_MISMATCH') return { kind: 'invalidValue', detail: `${code}: ${message}` };
     return null;
   },
 

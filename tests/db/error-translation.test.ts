@@ -64,6 +64,20 @@ for (const dialect of DIALECTS) {
       expect(err).to.be.instanceOf(ValidationError);
     });
 
+    it('a data error (a value the column cannot hold) → 422 in our words; the driver text only as the cause', async () => {
+      // SQLite: datatype mismatch on the integer primary key; PostgreSQL: 22P02 invalid input syntax.
+      const err = await caught(() => db('institute').insert({ id: 'not-a-number', name: 'D', code: 'D', created_at: now, updated_at: now }), 'institute');
+      expect(err).to.be.instanceOf(ValidationError);
+      const e = err as ValidationError;
+      expect(e.message).to.equal('institute: the database cannot store a value of this record');
+      expect(e.details).to.deep.equal({ fields: { _body: ['a value is outside what its column can store'] } });
+      expect(e.cause).to.be.instanceOf(Error);
+      if (dialect === 'postgres') {
+        const overflow = await caught(() => db('fee_type').insert({ fee_type: 'o', late_payment_fees: '99999999999999.99999', created_at: now, updated_at: now }), 'fee-type');
+        expect(JSON.stringify((overflow as ValidationError).details)).to.not.contain('overflow');
+      }
+    });
+
     it('anything else is left alone (a 500 with a logged cause)', async () => {
       let raw: unknown;
       try {

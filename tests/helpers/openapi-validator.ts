@@ -7,6 +7,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
+import { linearRegExp } from '../../core/registry/linear-pattern';
 
 type Doc = { paths: Record<string, Record<string, unknown>>; components?: Record<string, Record<string, unknown>> };
 
@@ -42,7 +43,8 @@ export class ResponseValidator {
   constructor(document: object) {
     const doc = document as Doc;
     this.doc = doc;
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+    // Model patterns run on RE2 as in the server: a JavaScript RegExp could backtrack for minutes.
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, code: { regExp: linearRegExp } });
     addFormats(this.ajv);
     // The whole document is one schema resource: `#/components/schemas/X` refs resolve inside it.
     this.ajv.addSchema(doc as object, DOC_ID);

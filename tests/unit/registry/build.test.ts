@@ -4,6 +4,7 @@ import { buildRegistry } from '../../../core/registry/build';
 import type { RawDocument } from '../../../core/registry/load';
 import { RegistryError } from '../../../core/registry';
 import { parseDocument } from 'yaml';
+import { compileLinearPattern, toRe2Syntax } from '../../../core/registry/linear-pattern';
 
 const INSTITUTE = 'userKey: code\nattributes:\n  name: { type: string, required: true, unique: true }\n  code: { type: string, required: true, unique: true }\n';
 
@@ -35,6 +36,26 @@ const CASES: { name: string; files: Record<string, string>; message: string }[] 
   { name: 'option of another type', files: { a: 'attributes:\n  x: { type: boolean, target: b }\n' }, message: 'content-types/a.yaml: attributes.x.target: not allowed for type boolean' },
   { name: 'bad default', files: { a: 'attributes:\n  x: { type: integer, default: "ten" }\n' }, message: 'content-types/a.yaml: attributes.x.default: "ten" must be integer' },
   { name: 'bad pattern', files: { a: 'attributes:\n  x: { type: string, pattern: "[" }\n' }, message: 'content-types/a.yaml: attributes.x.pattern: not a valid regular expression' },
+  // issue 13: patterns run on RE2 (linear time); what RE2 cannot run stops the boot, naming file and path.
+  {
+    name: 'backreference pattern',
+    files: { x: "attributes:\n  code: { type: string, pattern: '^(a+)\\1$' }\n" },
+    message: 'content-types/x.yaml: attributes.code.pattern: not supported by the linear-time pattern engine (RE2 syntax: no backreferences, no lookahead or lookbehind): invalid escape sequence: `\\1`',
+  },
+  {
+    name: 'named backreference pattern',
+    files: { x: "attributes:\n  code: { type: string, pattern: '^(?<c>a)\\k<c>$' }\n" },
+    message: 'content-types/x.yaml: attributes.code.pattern: not supported by the linear-time pattern engine',
+  },
+  { name: 'lookahead pattern', files: { x: "attributes:\n  code: { type: string, pattern: '^(?=a)a+$' }\n" }, message: 'content-types/x.yaml: attributes.code.pattern: not supported by the linear-time pattern engine' },
+  { name: 'lookbehind pattern', files: { x: "attributes:\n  code: { type: string, pattern: '(?<!a)b' }\n" }, message: 'content-types/x.yaml: attributes.code.pattern: not supported by the linear-time pattern engine' },
+  { name: 'RE2-only syntax (not ECMAScript)', files: { x: "attributes:\n  code: { type: string, pattern: '(?i)abc' }\n" }, message: 'content-types/x.yaml: attributes.code.pattern: not a valid regular expression' },
+  { name: 'a default outside the stored years', files: { a: "attributes:\n  d: { type: date, default: '0000-01-01' }\n" }, message: 'content-types/a.yaml: attributes.d.default: "0000-01-01" must be a date from 0001-01-01 to 9999-12-31' },
+  {
+    name: 'a default that does not match its pattern (checked by RE2)',
+    files: { x: "attributes:\n  code: { type: string, pattern: '^(a+)+$', default: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!' }\n" },
+    message: 'content-types/x.yaml: attributes.code.default: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!" must match pattern',
+  },
   { name: 'system field name', files: { a: 'attributes:\n  createdAt: { type: string }\n' }, message: 'content-types/a.yaml: attributes.createdAt: "createdAt" is a system field name' },
   { name: 'attribute name not camelCase', files: { a: 'attributes:\n  Fee_Type: { type: string }\n' }, message: 'content-types/a.yaml: attributes: attribute name "Fee_Type" must be camelCase' },
   { name: 'bad model name', files: { A_b: 'attributes:\n  x: { type: string }\n' }, message: 'content-types/A_b.yaml: name: "A_b" must be lower-case words joined by hyphens' },
@@ -91,5 +112,23 @@ describe('registry: checked at boot', () => {
     expect(reg.get('a')).to.include({ internal: true, api: false });
     expect(reg.get('b')).to.include({ internal: false, api: true });
     expect(failure({ a: 'api: "no"\nattributes:\n  x: { type: string }\n' })).to.contain('content-types/a.yaml: api: must be boolean');
+  });
+});
+
+describe('registry: model patterns run on RE2 (linear time)', () => {
+  it('answers an adversarial value for a backtracking-prone pattern at once', () => {
+    const re = compileLinearPattern('^(a+)+$');
+    const started = process.hrtime.bigint();
+    expect(re.test(`${'a'.repeat(100_000)}!`)).to.equal(false);
+    expect(re.test('a'.repeat(100_000))).to.equal(true);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).to.be.below(1000);
+  });
+
+  it('reads JavaScript \\u escapes; an escaped backslash stays a backslash', () => {
+    expect(toRe2Syntax('^\\u0041\\u{1F600}$')).to.equal('^\\x{0041}\\x{1F600}$');
+    expect(toRe2Syntax('^\\\\u0041$')).to.equal('^\\\\u0041$');
+    expect(compileLinearPattern('^\\u0041+$').test('AAA')).to.equal(true);
+    const reg = buildRegistry(docs({ a: "attributes:\n  x: { type: string, pattern: '^\\u0041+$', default: 'AA' }\n" }));
+    expect(reg.get('a')?.byName.get('x')).to.include({ pattern: '^\\u0041+$' });
   });
 });
