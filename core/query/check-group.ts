@@ -92,6 +92,9 @@ export interface CheckedGroup {
 export interface CheckGroupOptions {
   readonly registry: Registry;
   readonly maxLimit: number;
+  /** Children per parent of a to-many populate in groupRecords (see CheckOptions). */
+  readonly populateDefaultLimit?: number;
+  readonly populateMaxLimit?: number;
   /** The database buckets in IANA zones (Dialect.timeZoneNames). */
   readonly timeZoneNames: boolean;
 }

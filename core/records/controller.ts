@@ -1,6 +1,7 @@
 /** ctx → parse/check → service → envelope; no SQL here. */
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/errors';
+import { jsonAnswer } from '../http/json-answer';
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
 import type { IncomingFile, IntakeLimits } from '../media/intake';
@@ -33,7 +34,16 @@ export class RecordController {
     private readonly queryOf: (ctx: RecordContext) => unknown,
     /** Multipart uploads (issue 6); null: JSON bodies only. */
     private readonly uploads: IntakeLimits | null = null,
+    /** Bytes of one answer (ANSWER_MAX_BYTES); 413 beyond. */
+    private readonly answerMaxBytes: number = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** Serializes the answer here (bounded, yielding to other requests), so a 413 still goes out as JSON. */
+  private async send(ctx: RecordContext, body: unknown, afterWrite = false): Promise<void> {
+    const bytes = await jsonAnswer(body, this.answerMaxBytes, afterWrite);
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = bytes;
+  }
 
   /** The body and files of a write: a JSON body, or a multipart form read only now, after the permission check. */
   private async withBody<T>(ctx: RecordContext, fn: (body: unknown, files: readonly IncomingFile[]) => Promise<T>): Promise<T> {
@@ -57,49 +67,49 @@ export class RecordController {
     if (parsed.group) {
       const g = this.service.checkGrouped(model, parsed);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
-      ctx.body = await this.service.findGrouped(g);
+      await this.send(ctx, await this.service.findGrouped(g));
       return;
     }
     const q = this.service.check(model, parsed);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    ctx.body = await this.service.find(q);
+    await this.send(ctx, await this.service.find(q));
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
     const id = recordId(ctx);
     const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    ctx.body = await this.service.findOne(q, id);
+    await this.send(ctx, await this.service.findOne(q, id));
   }
 
   async create(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.create(model, body, ctx.state.actor, files)));
+    await this.send(ctx, envelope(await this.withBody(ctx, (body, files) => this.service.create(model, body, ctx.state.actor, files))), true);
   }
 
   async createMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.createMany(model, ctx.request.body, ctx.state.actor));
+    await this.send(ctx, envelope(await this.service.createMany(model, ctx.request.body, ctx.state.actor)), true);
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
     const id = recordId(ctx);
-    ctx.body = envelope(await this.withBody(ctx, (body, files) => this.service.update(model, id, body, mode, ctx.state.actor, files)));
+    await this.send(ctx, envelope(await this.withBody(ctx, (body, files) => this.service.update(model, id, body, mode, ctx.state.actor, files))), true);
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.remove(model, recordId(ctx), ctx.state.actor));
+    await this.send(ctx, envelope(await this.service.remove(model, recordId(ctx), ctx.state.actor)), true);
   }
 
   /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
   async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const records = await this.service.removeMany(model, ctx.request.body, ctx.state.actor);
-    ctx.body = records.map((r) => envelope(r));
+    await this.send(ctx, records.map((r) => envelope(r)), true);
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), ctx.state.actor));
+    await this.send(ctx, recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx), ctx.state.actor)), true);
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, ctx.state.actor));
+    await this.send(ctx, bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, ctx.state.actor)), true);
   }
 }
