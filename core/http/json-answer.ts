@@ -24,6 +24,24 @@ function isPlainObject(v: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
+/** Scalars, or a list of scalars: small enough to stringify whole. */
+function isFlat(v: unknown): boolean {
+  if (isLeaf(v)) return true;
+  if (Array.isArray(v)) return v.every(isLeaf);
+  if (!isPlainObject(v as object)) return true;
+  for (const k in v as Record<string, unknown>) if (!isLeaf((v as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/**
+ * An object whose values are flat (a record with its to-one relations populated, `_media`): one
+ * native JSON.stringify. Anything holding a list of objects (to-many populates, records) is walked.
+ */
+function isShallow(obj: Record<string, unknown>): boolean {
+  for (const k in obj) if (!isFlat(obj[k])) return false;
+  return true;
+}
+
 /** `v` as JSON text in pieces whose concatenation is exactly JSON.stringify(v). */
 function* pieces(v: unknown, depth: number): Generator<string, void, undefined> {
   if (isLeaf(v) || depth >= MAX_WALK_DEPTH) {
@@ -49,39 +67,27 @@ function* pieces(v: unknown, depth: number): Generator<string, void, undefined> 
     return;
   }
   const obj = v as Record<string, unknown>;
-  const keys = Object.keys(obj);
-  if (keys.every((k) => isLeaf(obj[k]))) {
+  if (isShallow(obj)) {
     yield JSON.stringify(obj);
     return;
   }
-  // Runs of scalar properties are stringified together (key order kept); nested values are walked.
-  yield '{';
+  // Flat properties are written one by one (key order kept); the others are walked.
+  let text = '{';
   let first = true;
-  let run: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  let inRun = 0;
-  const flushRun = (): string => {
-    const inner = inRun > 0 ? JSON.stringify(run).slice(1, -1) : '';
-    run = Object.create(null) as Record<string, unknown>;
-    inRun = 0;
-    if (inner === '') return '';
-    const text = first ? inner : `,${inner}`;
-    first = false;
-    return text;
-  };
-  for (const k of keys) {
+  for (const k of Object.keys(obj)) {
     const value = obj[k];
-    if (isLeaf(value)) {
-      run[k] = value;
-      inRun += 1;
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue; // as JSON.stringify
+    text += `${first ? '' : ','}${JSON.stringify(k)}:`;
+    first = false;
+    if (isFlat(value)) {
+      text += JSON.stringify(value) ?? 'null';
       continue;
     }
-    const before = flushRun();
-    yield `${before}${first ? '' : ','}${JSON.stringify(k)}:`;
-    first = false;
+    yield text;
+    text = '';
     yield* pieces(value, depth + 1);
   }
-  const rest = flushRun();
-  yield `${rest}}`;
+  yield `${text}}`;
 }
 
 function tooLarge(maxBytes: number, afterWrite: boolean): AnswerTooLargeError {
@@ -94,11 +100,17 @@ function tooLarge(maxBytes: number, afterWrite: boolean): AnswerTooLargeError {
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** The answer's bytes, in the buffers they were made in (not copied into one: a large copy stalls too). */
+export interface JsonAnswer {
+  readonly buffers: readonly Buffer[];
+  readonly bytes: number;
+}
+
 /**
  * `body` as UTF-8 JSON, at most `maxBytes` long (else AnswerTooLargeError, 413). `afterWrite`: the
  * answer of a write that has been committed (the message says so).
  */
-export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = false): Promise<Buffer> {
+export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = false): Promise<JsonAnswer> {
   const buffers: Buffer[] = [];
   let bytes = 0;
   let parts: string[] = [];
@@ -125,5 +137,5 @@ export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = f
     }
   }
   flush();
-  return buffers.length === 1 ? buffers[0] : Buffer.concat(buffers, bytes);
+  return { buffers, bytes };
 }

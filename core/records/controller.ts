@@ -1,4 +1,5 @@
 /** ctx → parse/check → service → envelope; no SQL here. */
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors/errors';
 import { jsonAnswer } from '../http/json-answer';
@@ -40,9 +41,14 @@ export class RecordController {
 
   /** Serializes the answer here (bounded, yielding to other requests), so a 413 still goes out as JSON. */
   private async send(ctx: RecordContext, body: unknown, afterWrite = false): Promise<void> {
-    const bytes = await jsonAnswer(body, this.answerMaxBytes, afterWrite);
+    const { buffers, bytes } = await jsonAnswer(body, this.answerMaxBytes, afterWrite);
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = bytes;
+    if (buffers.length === 1) {
+      ctx.body = buffers[0];
+      return;
+    }
+    ctx.body = Readable.from(buffers);
+    ctx.length = bytes;
   }
 
   /** The body and files of a write: a JSON body, or a multipart form read only now, after the permission check. */
