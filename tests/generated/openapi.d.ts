@@ -2507,7 +2507,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large. */
+        /** @description The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -2520,6 +2520,41 @@ export interface components {
                  *         "name": "PayloadTooLargeError",
                  *         "message": "the request body is too large",
                  *         "details": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: {
+                        /**
+                         * @description The HTTP status again.
+                         * @constant
+                         */
+                        status: 413;
+                        /** @description Error class, e.g. `ValidationError`. */
+                        name: string;
+                        /** @description What went wrong, naming the parameter or field. */
+                        message: string;
+                        details: components["schemas"]["ErrorDetails"];
+                    };
+                };
+            };
+        };
+        /** @description The answer would be past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES bytes; `details.setting` names which. Ask for less: `limit`, `fields`, `populate[<relation>][limit]`, `filters`. */
+        AnswerTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 413,
+                 *         "name": "AnswerTooLargeError",
+                 *         "message": "the answer would hold more than 50000 records, populated records counted each time they appear (ANSWER_MAX_RECORDS); ask for fewer with limit, populate[<relation>][limit], fields or filters",
+                 *         "details": {
+                 *           "setting": "ANSWER_MAX_RECORDS",
+                 *           "limit": 50000
+                 *         }
                  *       }
                  *     }
                  */
@@ -2688,7 +2723,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "feeType" | "instituteId" | "partPaymentAllowed" | "latePaymentFeesType" | "latePaymentFees" | "dueDate")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`institute.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "attachments"[];
@@ -2729,6 +2764,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3037,7 +3073,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "feeType" | "instituteId" | "partPaymentAllowed" | "latePaymentFeesType" | "latePaymentFees" | "dueDate")[];
-                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "attachments"[];
@@ -3086,6 +3122,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3330,7 +3367,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "code" | "city")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`feeTypes.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "logo"[];
@@ -3371,6 +3408,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3640,7 +3678,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "code" | "city")[];
-                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "logo"[];
@@ -3686,6 +3724,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3898,7 +3937,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "action")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
                 filters?: components["schemas"]["PermissionFilters"];
@@ -3937,6 +3976,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4189,7 +4229,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "action")[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
@@ -4231,6 +4271,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4410,7 +4451,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "description")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`permissions.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
                 filters?: components["schemas"]["RoleFilters"];
@@ -4449,6 +4490,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4711,7 +4753,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "description")[];
-                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
@@ -4754,6 +4796,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4939,7 +4982,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
                 filters?: components["schemas"]["UserFilters"];
@@ -4978,6 +5021,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -5270,7 +5314,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified")[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
@@ -5320,6 +5364,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
