@@ -291,7 +291,10 @@ class Checker {
   populate(model: ContentType, nodes: readonly PopulateNode[], depth: number): CheckedPopulate[] {
     const expanded = nodes.flatMap((n) =>
       n.name === '*'
-        ? model.attributes.filter((a): a is RelationAttribute => a.kind === 'relation' && !a.private).map((a) => ({ ...n, name: a.name }))
+        ? model.attributes
+            .filter((a): a is RelationAttribute => a.kind === 'relation' && !a.private)
+            // `populate[*][limit]` pages the to-many relations; the to-one ones have nothing to page.
+            .map((a) => ({ ...n, name: a.name, ...(isToMany(a) ? {} : { limit: null, offset: null }) }))
         : [n],
     );
     return expanded.map((n) => {

@@ -124,6 +124,12 @@ for (const dialect of DIALECTS) {
           expect(res.status, `${query}: ${res.text}`).to.equal(400);
           expect(res.body.error.details.parameter, query).to.equal(parameter);
         }
+        // `populate[*][limit]` pages the to-many relations and leaves the to-one ones alone
+        const star = await caps.http.get(`/api/fee-type/${fee.get('a-g')}?populate[*][limit]=2`);
+        expect(star.status, star.text).to.equal(200);
+        expect((star.body.institute as Rec).id).to.equal(inst.A);
+        const starMany = await caps.http.get(`/api/institute/${inst.A}?populate[*][limit]=2`);
+        expect(ids(starMany.body.feeTypes)).to.deep.equal(aIds().slice(0, 2));
       });
     });
 
