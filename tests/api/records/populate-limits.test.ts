@@ -277,6 +277,18 @@ for (const dialect of DIALECTS) {
       await deeper.arrayBuffer();
     });
 
+    it('the same request through groupBy + populateGroup answers 200 with 10 children per parent', async () => {
+      const res = await fetch(`${app.url}/api/fee-type?groupBy=partPaymentAllowed&populateGroup=true&groupFilter[limit]=100&populate=institute.feeTypes.institute.feeTypes`, { headers: { authorization: `Bearer ${app.admin?.accessToken}` } });
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).to.equal(200);
+      const body = JSON.parse(text) as { groupRecords: { records: Rec[] }[] };
+      expect(body.groupRecords[0].records).to.have.length(100);
+      for (const r of body.groupRecords[0].records) expect((r.institute as Rec).feeTypes).to.have.length(10);
+      const wide = { institute: { populate: { feeTypes: { limit: '100', populate: { institute: { populate: { feeTypes: { limit: '100' } } } } } } } };
+      const refused = await app.http.get(`/api/fee-type?${q({ groupBy: ['partPaymentAllowed'], populateGroup: 'true', groupFilter: { limit: '100' }, populate: wide })}`);
+      expectTooLarge(refused, 'ANSWER_MAX_RECORDS');
+    });
+
     it('the same shape with 100 children per parent would be 1,000,000 records: a JSON 413 naming ANSWER_MAX_RECORDS, not a 500', async () => {
       const populate = { institute: { populate: { feeTypes: { limit: '100', populate: { institute: { populate: { feeTypes: { limit: '100' } } } } } } } };
       const res = await app.http.get(`/api/fee-type?${q({ limit: 100, populate })}`);
