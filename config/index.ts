@@ -53,6 +53,14 @@ function jwtSecret(raw: string, production: boolean, dataDir: string): string {
   return secret;
 }
 
+/** The per-parent default may not exceed the maximum (it would be clamped on every request). */
+function populateLimits(env: NodeJS.ProcessEnv): { populateDefaultLimit: number; populateMaxLimit: number } {
+  const populateMaxLimit = Math.max(1, read(env, SETTINGS.populateMaxLimit));
+  const populateDefaultLimit = read(env, SETTINGS.populateDefaultLimit);
+  if (populateDefaultLimit > populateMaxLimit) throw new ConfigError(`POPULATE_DEFAULT_LIMIT: ${populateDefaultLimit} is above POPULATE_MAX_LIMIT (${populateMaxLimit})`);
+  return { populateDefaultLimit, populateMaxLimit };
+}
+
 /** Reads, validates and freezes the configuration. Throws ConfigError with one clear line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string = findRootDir()): Config {
   const nodeEnv = read(env, SETTINGS.nodeEnv);
@@ -77,6 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     autoMigrate: autoRaw === '' ? !production : SETTINGS.allowDestructive.parse(autoRaw),
     allowDestructive: read(env, SETTINGS.allowDestructive),
     apiMaxLimit: Math.max(1, read(env, SETTINGS.apiMaxLimit)),
+    ...populateLimits(env),
+    answerMaxRecords: Math.max(1, read(env, SETTINGS.answerMaxRecords)),
+    answerMaxBytes: Math.max(64, read(env, SETTINGS.answerMaxBytes)),
     logLevel: read(env, SETTINGS.logLevel),
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),

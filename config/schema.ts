@@ -22,6 +22,12 @@ export interface Config {
   readonly autoMigrate: boolean;
   readonly allowDestructive: boolean;
   readonly apiMaxLimit: number;
+  /** Children per parent of a to-many populate: the default and the most `populate[rel][limit]` is clamped to. */
+  readonly populateDefaultLimit: number;
+  readonly populateMaxLimit: number;
+  /** One Find / FindOne / write answer: at most this many records (populated ones counted) and bytes (413 beyond). */
+  readonly answerMaxRecords: number;
+  readonly answerMaxBytes: number;
   readonly logLevel: string;
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
@@ -80,6 +86,10 @@ export const SETTINGS = {
   autoMigrate: setting('AUTO_MIGRATE', '', str, 'generate + apply a migration for a registry change at start (default: on outside production)'),
   allowDestructive: setting('MIGRATE_ALLOW_DESTRUCTIVE', 'false', parseBoolean, 'let automatic migrations drop columns/tables'),
   apiMaxLimit: setting('API_MAX_LIMIT', '100', parsePositiveInt, 'largest limit honoured on Find'),
+  populateDefaultLimit: setting('POPULATE_DEFAULT_LIMIT', '10', parsePositiveInt, 'children per parent of a to-many populate without populate[rel][limit]'),
+  populateMaxLimit: setting('POPULATE_MAX_LIMIT', '100', parsePositiveInt, 'largest populate[rel][limit] honoured (larger is clamped)'),
+  answerMaxRecords: setting('ANSWER_MAX_RECORDS', '50000', parsePositiveInt, 'records in one answer, populated ones counted (413 beyond)'),
+  answerMaxBytes: setting('ANSWER_MAX_BYTES', '16777216', parsePositiveInt, 'bytes of one record answer (413 beyond)'),
   logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),

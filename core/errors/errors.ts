@@ -7,6 +7,8 @@ export class NotFoundError extends AppError { readonly status = 404; }
 export class MethodNotAllowedError extends AppError { readonly status = 405; }
 export class ConflictError extends AppError { readonly status = 409; }
 export class PayloadTooLargeError extends AppError { readonly status = 413; }
+/** 413 for an answer (not a request body) past ANSWER_MAX_RECORDS / ANSWER_MAX_BYTES; details name the setting. */
+export class AnswerTooLargeError extends AppError { readonly status = 413; }
 export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
 export class ServiceUnavailableError extends AppError { readonly status = 503; }
 

@@ -53,9 +53,20 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const validators = new Map(registry.contentTypes.map((ct) => [ct.name, compileValidators(ct, registry)] as const));
   const storage = new LocalDiskStorage(config.uploadsDir);
   const media = new MediaService({ storage, registry, publicUrl: config.publicUrl });
-  const service = new RecordService({ db, dialect, registry, validators, hashPassword: passwordHasher(config.iam.bcryptCost), maxLimit: config.apiMaxLimit, media });
+  const service = new RecordService({
+    db,
+    dialect,
+    registry,
+    validators,
+    hashPassword: passwordHasher(config.iam.bcryptCost),
+    maxLimit: config.apiMaxLimit,
+    populateDefaultLimit: config.populateDefaultLimit,
+    populateMaxLimit: config.populateMaxLimit,
+    answerMaxRecords: config.answerMaxRecords,
+    media,
+  });
   const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };
-  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads);
+  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads, config.answerMaxBytes);
 
   const api = new Router<RequestState>();
   for (const p of plugins) p.routes?.(api, pluginDeps);

@@ -21,7 +21,7 @@ interface OperationDoc {
   readonly build: (m: ContentType, registry: Registry) => { parameters?: Record<string, unknown>[]; requestBody?: Record<string, unknown>; ok: Record<string, unknown> };
 }
 
-const READ_ERRORS = ['BadRequest', 'Unauthorized', 'Forbidden'] as const;
+const READ_ERRORS = ['BadRequest', 'Unauthorized', 'Forbidden', 'AnswerTooLarge'] as const;
 const WRITE_ERRORS = ['BadRequest', 'Unauthorized', 'Forbidden', 'Conflict', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'] as const;
 const BY_ID_ERRORS = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict'] as const;
 const BULK_ID_ERRORS = [...BY_ID_ERRORS, 'PayloadTooLarge', 'UnsupportedMediaType'] as const;

@@ -4,7 +4,7 @@
  */
 import { defaultSelect } from '../query/check';
 import { AGGREGATE_FUNCTIONS, BUCKET_FORMATS, DEFAULT_GROUP_RECORDS_LIMIT, GRANULARITIES, MAX_AGGREGATES, MAX_GROUP_KEYS, ROW_COUNT_ALIAS } from '../query/group-vocabulary';
-import { DEFAULT_LIMIT, MAX_LIST_PARAM, MAX_SORT_KEYS } from '../query/limits';
+import { DEFAULT_LIMIT, DEFAULT_POPULATE_LIMIT, MAX_LIST_PARAM, MAX_POPULATE_LIMIT, MAX_SORT_KEYS } from '../query/limits';
 import { FIND_ONE_PARAMS, FIND_PARAMS } from '../query/parse';
 import type { ContentType } from '../registry/types';
 import { modelNames } from './model-schemas';
@@ -57,7 +57,9 @@ const PARAMETERS: { readonly [K in FindParam]: (model: ContentType) => Parameter
   populate: (m) =>
     list(
       'populate',
-      `Relations to load: ${code(relationNames(m))}; dotted paths go deeper (\`a.b\`), \`*\` loads every relation. The object form \`populate[<relation>][fields|filters|sort|populate]\` narrows a populated relation.`,
+      `Relations to load: ${code(relationNames(m))}; dotted paths go deeper (\`a.b\`), \`*\` loads every relation. The object form \`populate[<relation>][fields|filters|sort|populate|limit|offset]\` narrows a populated relation. ` +
+        `A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default ${DEFAULT_POPULATE_LIMIT}) related records per parent; \`populate[<relation>][limit]\` (clamped to POPULATE_MAX_LIMIT, default ${MAX_POPULATE_LIMIT}) and \`populate[<relation>][offset]\` page them per parent, in the populate's \`sort\` (default: id). ` +
+        `An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413.`,
       { type: 'string' },
     ),
   populateMedia: (m) => {

@@ -30,6 +30,9 @@ export interface PopulateNode {
   readonly filters: FilterNode | null;
   readonly sort: readonly SortKey[];
   readonly populate: readonly PopulateNode[];
+  /** `populate[rel][limit]` / `[offset]`: children per parent of a to-many relation (absent: the defaults). */
+  readonly limit?: number | null;
+  readonly offset?: number | null;
   readonly at: string;
 }
 

@@ -95,6 +95,9 @@ export interface CheckGroupOptions {
   readonly maxLimit: number;
   /** The IANA zones the database buckets in (Dialect.timeZones); null: fixed offsets only. */
   readonly timeZones: ZoneNames | null;
+  /** Children per parent of a to-many populate in groupRecords (see CheckOptions). */
+  readonly populateDefaultLimit?: number;
+  readonly populateMaxLimit?: number;
 }
 
 const FIXED_OFFSET = /^([+-])(\d{2}):?(\d{2})$/;

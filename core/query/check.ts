@@ -21,7 +21,7 @@ import {
   proveColumn,
   proveTable,
 } from './checked';
-import { DEFAULT_LIMIT, MAX_POPULATE_DEPTH } from './limits';
+import { DEFAULT_LIMIT, DEFAULT_POPULATE_LIMIT, MAX_POPULATE_DEPTH, MAX_POPULATE_LIMIT } from './limits';
 import { FOLDED_AS, OPERATORS, operatorAllows, positiveForm } from './operators';
 
 const bad = (at: string, problem: string): never => {
@@ -64,7 +64,12 @@ export function defaultSelect(model: ContentType): SelectedField[] {
 export interface CheckOptions {
   readonly registry: Registry;
   readonly maxLimit: number;
+  /** Children per parent of a to-many populate: default and clamp (POPULATE_DEFAULT_LIMIT, POPULATE_MAX_LIMIT). */
+  readonly populateDefaultLimit?: number;
+  readonly populateMaxLimit?: number;
 }
+
+const isToMany = (a: RelationAttribute): boolean => a.relation === 'oneToMany' || a.relation === 'manyToMany';
 
 class Checker {
   private aliasCount = 0;
@@ -271,10 +276,29 @@ class Checker {
     return out;
   }
 
+  /**
+   * Children per parent: to-many relations take `[limit]` (clamped to the maximum, as API_MAX_LIMIT
+   * clamps Find) and `[offset]`; an inverse to-one shows its first child; an owning to-one needs no page.
+   */
+  populatePage(attr: RelationAttribute, n: PopulateNode): CheckedPopulate['page'] {
+    const max = this.opts.populateMaxLimit ?? MAX_POPULATE_LIMIT;
+    if (!isToMany(attr)) {
+      for (const key of ['limit', 'offset'] as const) {
+        if (n[key] !== null && n[key] !== undefined) bad(`${n.at}[${key}]`, `applies only to to-many relations; ${attr.name} is ${attr.relation}`);
+      }
+      return attr.owner && attr.column ? null : { limit: 1, offset: 0 };
+    }
+    const limit = Math.min(n.limit ?? Math.min(this.opts.populateDefaultLimit ?? DEFAULT_POPULATE_LIMIT, max), max);
+    return { limit, offset: n.offset ?? 0 };
+  }
+
   populate(model: ContentType, nodes: readonly PopulateNode[], depth: number): CheckedPopulate[] {
     const expanded = nodes.flatMap((n) =>
       n.name === '*'
-        ? model.attributes.filter((a): a is RelationAttribute => a.kind === 'relation' && !a.private).map((a) => ({ ...n, name: a.name }))
+        ? model.attributes
+            .filter((a): a is RelationAttribute => a.kind === 'relation' && !a.private)
+            // `populate[*][limit]` pages the to-many relations; the to-one ones have nothing to page.
+            .map((a) => ({ ...n, name: a.name, ...(isToMany(a) ? {} : { limit: null, offset: null }) }))
         : [n],
     );
     return expanded.map((n) => {
@@ -286,6 +310,7 @@ class Checker {
       const alias = BASE_ALIAS;
       const joins: SortJoin[] = [];
       return {
+        page: this.populatePage(r.attr, n),
         relation: r.attr,
         target,
         select: this.select(target, n.fields, `${n.at}[fields]`),

@@ -85,6 +85,11 @@ export interface CheckedPopulate {
   readonly sort: readonly CheckedSort[];
   readonly joins: readonly SortJoin[];
   readonly populate: readonly CheckedPopulate[];
+  /**
+   * The children shown per parent (`populate[rel][limit|offset]`, POPULATE_DEFAULT_LIMIT / POPULATE_MAX_LIMIT):
+   * set for every relation that is not an owning to-one (an inverse to-one shows at most one).
+   */
+  readonly page: { readonly limit: number; readonly offset: number } | null;
 }
 
 export interface CheckedQuery {

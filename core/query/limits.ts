@@ -19,6 +19,12 @@ export const MAX_QUERY_STRING = 32_768;
 /** Default page size (spec 8). */
 export const DEFAULT_LIMIT = 10;
 /**
+ * Children per parent of a to-many populate, when no setting is given (POPULATE_DEFAULT_LIMIT and
+ * POPULATE_MAX_LIMIT in config/ override them for the service).
+ */
+export const DEFAULT_POPULATE_LIMIT = 10;
+export const MAX_POPULATE_LIMIT = 100;
+/**
  * Parameters in one query string, and the largest array index qs accepts. Above MAX_IN_LIST so that an
  * over-long `$in` list reaches the parser, which names its path.
  */

@@ -163,7 +163,12 @@ export function parseFilters(v: unknown, at = 'filters'): FilterNode {
   return filterLevel(v, at, 0, { nodes: 0 }, false);
 }
 
-const POPULATE_KEYS = new Set(['fields', 'filters', 'sort', 'populate']);
+const POPULATE_KEYS = new Set(['fields', 'filters', 'sort', 'populate', 'limit', 'offset']);
+
+/** `populate[rel][limit|offset]`, present in the node only when given. */
+function pageOf(limit: number | null | undefined, offset: number | null | undefined): { limit?: number; offset?: number } {
+  return { ...(limit !== null && limit !== undefined && { limit }), ...(offset !== null && offset !== undefined && { offset }) };
+}
 
 function mergePopulate(into: Map<string, PopulateNode>, node: PopulateNode): void {
   const prior = into.get(node.name);
@@ -178,6 +183,7 @@ function mergePopulate(into: Map<string, PopulateNode>, node: PopulateNode): voi
     fields: node.fields ?? prior.fields,
     filters: node.filters ?? prior.filters,
     sort: node.sort.length ? node.sort : prior.sort,
+    ...pageOf(node.limit ?? prior.limit, node.offset ?? prior.offset),
     populate: [...children.values()],
   });
 }
@@ -202,7 +208,7 @@ export function parsePopulate(v: unknown, at: string, depth = 1): PopulateNode[]
         mergePopulate(out, dottedPopulate(name, here));
         continue;
       }
-      if (!isObj(spec)) bad(here, 'must be true or an object with fields, filters, sort, populate');
+      if (!isObj(spec)) bad(here, 'must be true or an object with fields, filters, sort, populate, limit, offset');
       const s = spec as Obj;
       for (const k of Object.keys(s)) if (!POPULATE_KEYS.has(k)) bad(`${here}[${k}]`, `unknown populate option (known: ${[...POPULATE_KEYS].join(', ')})`);
       mergePopulate(out, {
@@ -211,6 +217,7 @@ export function parsePopulate(v: unknown, at: string, depth = 1): PopulateNode[]
         filters: s.filters === undefined ? null : parseFilters(s.filters, `${here}[filters]`),
         sort: s.sort === undefined ? [] : parseSort(s.sort, `${here}[sort]`),
         populate: s.populate === undefined ? [] : parsePopulate(s.populate, `${here}[populate]`, depth + 1),
+        ...pageOf(s.limit === undefined ? null : nonNegativeInt(s.limit, `${here}[limit]`), s.offset === undefined ? null : nonNegativeInt(s.offset, `${here}[offset]`)),
         at: here,
       });
     }

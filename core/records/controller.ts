@@ -1,6 +1,8 @@
 /** ctx → parse/check → service → envelope; no SQL here. */
+import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors/errors';
+import { jsonAnswer } from '../http/json-answer';
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
 import type { IncomingFile, IntakeLimits } from '../media/intake';
@@ -47,7 +49,21 @@ export class RecordController {
     private readonly queryOf: (ctx: RecordContext) => unknown,
     /** Multipart uploads (issue 6); null: JSON bodies only. */
     private readonly uploads: IntakeLimits | null = null,
+    /** Bytes of one answer (ANSWER_MAX_BYTES); 413 beyond. */
+    private readonly answerMaxBytes: number = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** Serializes the answer here (bounded, yielding to other requests), so a 413 still goes out as JSON. */
+  private async send(ctx: RecordContext, body: unknown, afterWrite = false): Promise<void> {
+    const { buffers, bytes } = await jsonAnswer(body, this.answerMaxBytes, afterWrite);
+    ctx.type = 'application/json; charset=utf-8';
+    if (buffers.length === 1) {
+      ctx.body = buffers[0];
+      return;
+    }
+    ctx.body = Readable.from(buffers);
+    ctx.length = bytes;
+  }
 
   /** The body and files of a write: a JSON body, or a multipart form read only now, after the permission check. */
   private async withBody<T>(ctx: RecordContext, fn: (body: unknown, files: readonly IncomingFile[]) => Promise<T>): Promise<T> {
@@ -71,19 +87,19 @@ export class RecordController {
     if (parsed.group) {
       const g = await this.service.checkGrouped(model, parsed);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
-      ctx.body = await this.service.findGrouped(g);
+      await this.send(ctx, await this.service.findGrouped(g));
       return;
     }
     const q = this.service.check(model, parsed);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    ctx.body = await this.service.find(q);
+    await this.send(ctx, await this.service.find(q));
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
     const id = recordId(ctx, model);
     const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    ctx.body = await this.service.findOne(q, id);
+    await this.send(ctx, await this.service.findOne(q, id));
   }
 
   /**
@@ -117,46 +133,54 @@ export class RecordController {
 
   async create(ctx: RecordContext, model: ContentType): Promise<void> {
     const caller = await this.caller(ctx, model);
-    ctx.body = envelope(
-      await this.withBody(ctx, async (body, files) => {
-        await this.checkGuarded(ctx, model, [body], 'create');
-        return this.service.create(model, body, caller, files);
-      }),
+    await this.send(
+      ctx,
+      envelope(
+        await this.withBody(ctx, async (body, files) => {
+          await this.checkGuarded(ctx, model, [body], 'create');
+          return this.service.create(model, body, caller, files);
+        }),
+      ),
+      true,
     );
   }
 
   async createMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const body = ctx.request.body;
     await this.checkGuarded(ctx, model, Array.isArray(body) ? body : [], 'create');
-    ctx.body = envelope(await this.service.createMany(model, body, await this.caller(ctx, model)));
+    await this.send(ctx, envelope(await this.service.createMany(model, body, await this.caller(ctx, model))), true);
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
     const id = recordId(ctx, model);
     const caller = await this.caller(ctx, model);
-    ctx.body = envelope(
-      await this.withBody(ctx, async (body, files) => {
-        await this.checkGuarded(ctx, model, [body], mode);
-        return this.service.update(model, id, body, mode, caller, files);
-      }),
+    await this.send(
+      ctx,
+      envelope(
+        await this.withBody(ctx, async (body, files) => {
+          await this.checkGuarded(ctx, model, [body], mode);
+          return this.service.update(model, id, body, mode, caller, files);
+        }),
+      ),
+      true,
     );
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = envelope(await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model)));
+    await this.send(ctx, envelope(await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model))), true);
   }
 
   /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
   async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model));
-    ctx.body = records.map((r) => envelope(r));
+    await this.send(ctx, records.map((r) => envelope(r)), true);
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model)));
+    await this.send(ctx, recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model))), true);
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    ctx.body = bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model)));
+    await this.send(ctx, bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model))), true);
   }
 }

@@ -14,6 +14,7 @@ import { proveTable } from '../query/checked';
 import { GROUP_COUNT, GROUP_SIZE, PARTITION_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
 import { AGGREGATE_FUNCTIONS } from '../query/group-vocabulary';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { type RecordBudget, unbounded } from './answer-budget';
 import { serializeWithPopulate, withLinks } from './populate';
 import type { ApiRecord, Row } from './serializer';
 
@@ -68,7 +69,8 @@ function groupKeyOf(g: CheckedGroup, row: Row): Record<string, unknown> {
 /** Identifies a group across the page query and the records query. */
 const identity = (key: Record<string, unknown>): string => JSON.stringify(Object.values(key));
 
-export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQuery): Promise<GroupedListResult> {
+/** `budget` counts the records of `groupRecords` and what they populate (ANSWER_MAX_RECORDS). */
+export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQuery, budget: RecordBudget = unbounded()): Promise<GroupedListResult> {
   const g = q.group;
   const src = { table: proveTable(q.model.table), filter: q.filter, softDelete: q.softDelete };
   const rows = (g.limit === 0 ? [] : await compileGroupPage(db, dialect, src, g)) as Row[];
@@ -97,7 +99,7 @@ export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQue
     found.push(...((await compileGroupRecords(db, dialect, src, g, { select, sort: r.sort, joins: r.joins, limit: r.limit, offset: r.offset }, keys)) as Row[]));
   }
   // One serialization (and one populate query per relation level) for the records of every group.
-  const serialized = await serializeWithPopulate(db, dialect, found, r.select, r.populate);
+  const serialized = await serializeWithPopulate(db, dialect, found, r.select, r.populate, budget);
   const byGroup = new Map<string, { records: ApiRecord[]; size: number | null }>(groups.map((x) => [identity(x.groupKey), { records: [], size: null }]));
   found.forEach((row, i) => {
     const slot = byGroup.get(identity(groupKeyOf(g, row)));

@@ -1,16 +1,24 @@
 /**
  * Populate: one query per relation level, never one per record (issue 3, Performance). Parent rows
  * carry their ids and foreign keys; each level fetches every child of every parent at once.
+ *
+ * Bounds (issue 13): a to-many level shows at most `page.limit` children per parent from `page.offset`
+ * on, in its sort, cut in SQL by ROW_NUMBER() OVER (PARTITION BY <parent key>) (SQLite ≥ 3.25 and
+ * PostgreSQL alike); and every level counts the records the answer will show against a RecordBudget
+ * (ANSWER_MAX_RECORDS) before the next level is fetched.
  */
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
-import { BASE_ALIAS, type CheckedPopulate, type SelectedField, proveColumn } from '../query/checked';
+import { BASE_ALIAS, type CheckedPopulate, type CheckedSort, type SelectedField, proveColumn } from '../query/checked';
 import { compileFilter } from '../query/compile-filter';
 import { applyJoins, applySoftDeleteScope, applySort, selectColumns } from '../query/compile-list';
 import type { RelationAttribute } from '../registry/types';
+import { type RecordBudget, unbounded } from './answer-budget';
 import { type ApiRecord, type Row, serializeRow } from './serializer';
 
 const LINK = '__link';
+const RANK = '__rank';
+const WINDOW = '__w';
 const CHUNK = 500;
 
 /** Columns a level must load besides what it shows: its id and the foreign keys its populates follow. */
@@ -36,42 +44,93 @@ function isToMany(r: RelationAttribute): boolean {
   return r.relation === 'oneToMany' || r.relation === 'manyToMany';
 }
 
-/** Fetches the children of `parents` for one relation: rows tagged with the parent key they belong to. */
-async function fetchChildren(db: Knex, dialect: Dialect, parents: readonly Row[], p: CheckedPopulate): Promise<{ row: Row; key: unknown }[]> {
+/** The parent's value a child is linked by: the foreign key of an owning to-one, else the parent's id. */
+function parentKey(rel: RelationAttribute, row: Row): unknown {
+  return rel.owner && rel.column ? row[rel.column] : row.id;
+}
+
+/** `ORDER BY` text of a sort, for the window: NULLs smallest, text in byte order (as applySort). */
+function windowOrder(sort: readonly CheckedSort[], dialect: Dialect): { sql: string; bindings: unknown[] } {
+  const parts: string[] = [];
+  const bindings: unknown[] = [];
+  for (const s of sort) {
+    const key = s.text ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
+    parts.push(`${key.sql} ${s.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`);
+    bindings.push(...key.bindings);
+  }
+  return { sql: parts.join(', '), bindings };
+}
+
+/**
+ * Fetches the children of `parents` for one relation: rows tagged with the parent key they belong to,
+ * each parent's children in order. At most `maxRows` rows (more would be past the record budget anyway).
+ */
+async function fetchChildren(db: Knex, dialect: Dialect, parents: readonly Row[], p: CheckedPopulate, maxRows: number): Promise<{ row: Row; key: unknown }[]> {
   const rel = p.relation;
   const select = withLinks(p.select, p.populate);
-  const keys = [...new Set(parents.map((r) => (rel.owner && rel.column ? r[rel.column] : r.id)).filter((k) => k !== null && k !== undefined))];
-  if (keys.length === 0) return [];
+  const keys = [...new Set(parents.map((r) => parentKey(rel, r)).filter((k) => k !== null && k !== undefined))];
+  if (keys.length === 0 || p.page?.limit === 0) return [];
+  const sort: readonly CheckedSort[] = p.sort.length ? p.sort : [{ column: proveColumn(BASE_ALIAS, 'id'), direction: 'asc' }];
   const out: { row: Row; key: unknown }[] = [];
   for (const part of chunks(keys)) {
+    const room = maxRows - out.length;
+    if (room <= 0) break;
     const qb = db.from({ [BASE_ALIAS]: p.target.table });
     applySoftDeleteScope(qb, BASE_ALIAS, 'active');
     applyJoins(qb, p.joins);
     qb.select(selectColumns(BASE_ALIAS, select));
+    let link: string;
     if (rel.owner && rel.column) {
-      qb.whereIn(`${BASE_ALIAS}.id`, part as Knex.Value[]).select(db.raw('?? as ??', [`${BASE_ALIAS}.id`, LINK]));
+      link = `${BASE_ALIAS}.id`;
     } else if (rel.joinTable) {
-      qb.join({ j: rel.joinTable.table }, `j.${rel.joinTable.targetColumn}`, `${BASE_ALIAS}.id`)
-        .whereIn(`j.${rel.joinTable.ownerColumn}`, part as Knex.Value[])
-        .select(db.raw('?? as ??', [`j.${rel.joinTable.ownerColumn}`, LINK]));
+      qb.join({ j: rel.joinTable.table }, `j.${rel.joinTable.targetColumn}`, `${BASE_ALIAS}.id`);
+      link = `j.${rel.joinTable.ownerColumn}`;
     } else {
       const mirror = rel.inverse ? p.target.byName.get(rel.inverse) : undefined;
       if (!mirror || mirror.kind !== 'relation' || !mirror.column) throw new Error(`registry: ${rel.name} has no owning side`);
-      qb.whereIn(`${BASE_ALIAS}.${mirror.column}`, part as Knex.Value[]).select(db.raw('?? as ??', [`${BASE_ALIAS}.${mirror.column}`, LINK]));
+      link = `${BASE_ALIAS}.${mirror.column}`;
     }
+    qb.whereIn(link, part as Knex.Value[]).select(db.raw('?? as ??', [link, LINK]));
     if (p.filter) compileFilter(qb, p.filter, dialect);
-    applySort(qb, p.sort.length ? p.sort : [{ column: proveColumn(BASE_ALIAS, 'id'), direction: 'asc' }], dialect);
-    for (const row of (await qb) as Row[]) out.push({ row, key: row[LINK] });
+    let query: Knex.QueryBuilder;
+    if (p.page) {
+      // Rank each parent's children in the populate's sort; keep ranks offset+1 … offset+limit.
+      const order = windowOrder(sort, dialect);
+      qb.select(db.raw(`ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ${order.sql}) as ??`, [link, ...order.bindings, RANK] as Knex.RawBinding[]));
+      query = db
+        .from(qb.as(WINDOW))
+        .select('*')
+        .where(RANK, '>', p.page.offset)
+        .andWhere(RANK, '<=', p.page.offset + p.page.limit)
+        .orderBy([{ column: RANK }, { column: LINK }]);
+    } else {
+      applySort(qb, sort, dialect);
+      query = qb;
+    }
+    if (Number.isFinite(room)) query.limit(room);
+    for (const row of (await query) as Row[]) out.push({ row, key: row[LINK] });
   }
   return out;
 }
 
-/** Serializes `rows` with `select` and nests every populated relation, level by level. */
-export async function serializeWithPopulate(db: Knex, dialect: Dialect, rows: readonly Row[], select: readonly SelectedField[], populate: readonly CheckedPopulate[]): Promise<ApiRecord[]> {
+/**
+ * `rows` serialized with `select`, every populated relation nested, level by level. `weights[i]`: how
+ * many times row i appears in the answer (the sum of its parents' weights), counted into `budget`.
+ */
+async function nest(db: Knex, dialect: Dialect, rows: readonly Row[], weights: readonly number[], select: readonly SelectedField[], populate: readonly CheckedPopulate[], budget: RecordBudget): Promise<ApiRecord[]> {
   const out = rows.map((r) => serializeRow(r, select));
   for (const p of populate) {
-    const children = await fetchChildren(db, dialect, rows, p);
-    const nested = await serializeWithPopulate(db, dialect, children.map((c) => c.row), p.select, p.populate);
+    const rel = p.relation;
+    const weightOf = new Map<string, number>();
+    rows.forEach((r, i) => {
+      const k = parentKey(rel, r);
+      if (k !== null && k !== undefined) weightOf.set(String(k), (weightOf.get(String(k)) ?? 0) + weights[i]);
+    });
+    // Every child row appears at least once: one row past the budget already decides.
+    const children = await fetchChildren(db, dialect, rows, p, budget.remaining() + 1);
+    const childWeights = children.map((c) => weightOf.get(String(c.key)) ?? 0);
+    budget.add(childWeights.reduce((a, b) => a + b, 0));
+    const nested = await nest(db, dialect, children.map((c) => c.row), childWeights, p.select, p.populate, budget);
     const byKey = new Map<string, ApiRecord[]>();
     children.forEach((c, i) => {
       const k = String(c.key);
@@ -79,13 +138,19 @@ export async function serializeWithPopulate(db: Knex, dialect: Dialect, rows: re
       list.push(nested[i]);
       byKey.set(k, list);
     });
-    const rel = p.relation;
     rows.forEach((r, i) => {
-      const key = String(rel.owner && rel.column ? r[rel.column] : r.id);
-      const found = byKey.get(key) ?? [];
+      const found = byKey.get(String(parentKey(rel, r))) ?? [];
       out[i][rel.name] = isToMany(rel) ? found : (found[0] ?? null);
     });
   }
   return out;
 }
 
+/**
+ * Serializes `rows` with `select` and nests every populated relation, level by level. `budget` counts
+ * the rows themselves and every populated record (ANSWER_MAX_RECORDS); without one, nothing is counted.
+ */
+export async function serializeWithPopulate(db: Knex, dialect: Dialect, rows: readonly Row[], select: readonly SelectedField[], populate: readonly CheckedPopulate[], budget: RecordBudget = unbounded()): Promise<ApiRecord[]> {
+  budget.add(rows.length);
+  return nest(db, dialect, rows, rows.map(() => 1), select, populate, budget);
+}

@@ -20,6 +20,7 @@ import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } 
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
 import { type GroupedListResult, findGrouped } from './group-service';
+import { RecordBudget } from './answer-budget';
 import { serializeWithPopulate, withLinks } from './populate';
 import * as repo from './repository';
 import type { ApiRecord, Row } from './serializer';
@@ -35,6 +36,11 @@ export interface RecordServiceDeps {
   readonly validators: ReadonlyMap<string, ModelValidators>;
   readonly hashPassword: (plain: string) => Promise<string>;
   readonly maxLimit: number;
+  /** Children per parent of a to-many populate (POPULATE_DEFAULT_LIMIT, POPULATE_MAX_LIMIT; defaults in query/limits.ts). */
+  readonly populateDefaultLimit?: number;
+  readonly populateMaxLimit?: number;
+  /** Records in one read answer, populated ones counted (ANSWER_MAX_RECORDS); unset: no bound. */
+  readonly answerMaxRecords?: number;
   readonly now?: () => Date;
   /** Media fields (issue 6); without it media fields are neither written nor resolved. */
   readonly media?: MediaService | null;
@@ -97,13 +103,19 @@ export class RecordService {
   }
 
   check(model: ContentType, q: ListQuery): CheckedQuery {
-    return checkListQuery(q, model, { registry: this.deps.registry, maxLimit: this.deps.maxLimit });
+    const { registry, maxLimit, populateDefaultLimit, populateMaxLimit } = this.deps;
+    return checkListQuery(q, model, { registry, maxLimit, populateDefaultLimit, populateMaxLimit });
+  }
+
+  /** One per read answer: counts its records against ANSWER_MAX_RECORDS. */
+  private budget(): RecordBudget {
+    return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY);
   }
 
   async find(q: CheckedQuery): Promise<ListResult> {
     const { db, dialect } = this.deps;
     const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
-    const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate));
+    const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate, this.budget()));
     await this.run(q.model, async () => this.deps.media?.attach(db, q.model, rows, records, q.populateMedia));
     const currentPage = q.limit > 0 ? Math.floor(q.offset / q.limit) + 1 : 1;
     const totalPages = q.limit > 0 ? Math.ceil(total / q.limit) : 0;
@@ -112,9 +124,9 @@ export class RecordService {
 
   /** A Find with groupBy / aggregates (spec 4.5); see group-service.ts. */
   async checkGrouped(model: ContentType, q: ListQuery): Promise<CheckedGroupQuery> {
-    const { registry, maxLimit } = this.deps;
+    const { registry, maxLimit, populateDefaultLimit, populateMaxLimit } = this.deps;
     const zoned = q.group !== null && q.group.timezone !== null;
-    return checkGroupedQuery(q, model, { registry, maxLimit, timeZones: zoned ? await this.timeZones() : null });
+    return checkGroupedQuery(q, model, { registry, maxLimit, timeZones: zoned ? await this.timeZones() : null, populateDefaultLimit, populateMaxLimit });
   }
 
   /** The database's zone names, read once (the first time a name is asked for); a failed read is retried. */
@@ -131,7 +143,7 @@ export class RecordService {
   }
 
   async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {
-    return this.run(q.model, () => findGrouped(this.deps.db, this.deps.dialect, q));
+    return this.run(q.model, () => findGrouped(this.deps.db, this.deps.dialect, q, this.budget()));
   }
 
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
@@ -139,7 +151,7 @@ export class RecordService {
     return this.run(q.model, async () => {
       const row = await repo.findById(db, dialect, q.model, id, q.softDelete, withLinks(q.select, q.populate));
       if (!row) throw new NotFoundError(`no ${q.model.name} with id ${id}`);
-      const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate);
+      const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate, this.budget());
       await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
       return record;
     });

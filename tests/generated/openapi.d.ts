@@ -2528,7 +2528,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large. */
+        /** @description The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -2541,6 +2541,41 @@ export interface components {
                  *         "name": "PayloadTooLargeError",
                  *         "message": "the request body is too large",
                  *         "details": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: {
+                        /**
+                         * @description The HTTP status again.
+                         * @constant
+                         */
+                        status: 413;
+                        /** @description Error class, e.g. `ValidationError`. */
+                        name: string;
+                        /** @description What went wrong, naming the parameter or field. */
+                        message: string;
+                        details: components["schemas"]["ErrorDetails"];
+                    };
+                };
+            };
+        };
+        /** @description The answer would be past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES bytes; `details.setting` names which. Ask for less: `limit`, `fields`, `populate[<relation>][limit]`, `filters`. */
+        AnswerTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 413,
+                 *         "name": "AnswerTooLargeError",
+                 *         "message": "the answer would hold more than 50000 records, populated records counted each time they appear (ANSWER_MAX_RECORDS); ask for fewer with limit, populate[<relation>][limit], fields or filters",
+                 *         "details": {
+                 *           "setting": "ANSWER_MAX_RECORDS",
+                 *           "limit": 50000
+                 *         }
                  *       }
                  *     }
                  */
@@ -2709,7 +2744,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "feeType" | "instituteId" | "partPaymentAllowed" | "latePaymentFeesType" | "latePaymentFees" | "dueDate")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`institute.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "attachments"[];
@@ -2750,6 +2785,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3058,7 +3094,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "feeType" | "instituteId" | "partPaymentAllowed" | "latePaymentFeesType" | "latePaymentFees" | "dueDate")[];
-                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `institute`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "attachments"[];
@@ -3107,6 +3143,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3351,7 +3388,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "code" | "city")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`feeTypes.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "logo"[];
@@ -3392,6 +3429,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3661,7 +3699,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "code" | "city")[];
-                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `feeTypes`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Media fields whose files are resolved into `_media` (spec 2.5). */
                 populateMedia?: "logo"[];
@@ -3707,6 +3745,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -3919,7 +3958,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "action")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
                 filters?: components["schemas"]["PermissionFilters"];
@@ -3958,6 +3997,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4210,7 +4250,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "action")[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
@@ -4252,6 +4292,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4431,7 +4472,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "description")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`permissions.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
                 filters?: components["schemas"]["RoleFilters"];
@@ -4470,6 +4511,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4732,7 +4774,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "description")[];
-                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `permissions`, `users`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
@@ -4775,6 +4817,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -4960,7 +5003,7 @@ export interface operations {
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified" | "customPayload")[];
                 /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`roles.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
                 sort?: string[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
                 filters?: components["schemas"]["UserFilters"];
@@ -4999,6 +5042,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };
@@ -5303,7 +5347,7 @@ export interface operations {
             query?: {
                 /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
                 fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "fullName" | "username" | "email" | "mobile" | "active" | "forcePasswordChange" | "lastLoginProvider" | "emailVerified" | "mobileVerified" | "customPayload")[];
-                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate]` narrows a populated relation. */
+                /** @description Relations to load: `roles`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
                 populate?: string[];
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
@@ -5356,6 +5400,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
             default: components["responses"]["Error"];
         };
     };

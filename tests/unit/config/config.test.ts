@@ -24,6 +24,15 @@ describe('config', () => {
     expect(Object.isFrozen(c.iam)).to.equal(true);
   });
 
+  it('populate and answer bounds: defaults, settings, and a per-parent default above the maximum refused', () => {
+    const c = loadConfig({ ...base }, root);
+    expect([c.populateDefaultLimit, c.populateMaxLimit, c.answerMaxRecords, c.answerMaxBytes]).to.deep.equal([10, 100, 50_000, 16 * 1024 * 1024]);
+    const set = loadConfig({ ...base, POPULATE_DEFAULT_LIMIT: '5', POPULATE_MAX_LIMIT: '5', ANSWER_MAX_RECORDS: '7', ANSWER_MAX_BYTES: '4096' }, root);
+    expect([set.populateDefaultLimit, set.populateMaxLimit, set.answerMaxRecords, set.answerMaxBytes]).to.deep.equal([5, 5, 7, 4096]);
+    expect(() => loadConfig({ ...base, POPULATE_DEFAULT_LIMIT: '6', POPULATE_MAX_LIMIT: '5' }, root)).to.throw(ConfigError, /POPULATE_DEFAULT_LIMIT.*POPULATE_MAX_LIMIT/);
+    expect(() => loadConfig({ ...base, ANSWER_MAX_BYTES: 'lots' }, root)).to.throw(ConfigError, /ANSWER_MAX_BYTES/);
+  });
+
   it('generates a development JWT secret once into the data folder', () => {
     const a = loadConfig({ ...base }, root);
     const b = loadConfig({ ...base }, root);
