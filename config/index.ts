@@ -77,6 +77,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     autoMigrate: autoRaw === '' ? !production : SETTINGS.allowDestructive.parse(autoRaw),
     allowDestructive: read(env, SETTINGS.allowDestructive),
     apiMaxLimit: Math.max(1, read(env, SETTINGS.apiMaxLimit)),
+    query: {
+      maxRelationHops: read(env, SETTINGS.queryMaxRelationHops),
+      maxRelationScopes: read(env, SETTINGS.queryMaxRelationScopes),
+      timeoutMs: Math.round(read(env, SETTINGS.queryTimeout) * 1000),
+    },
     logLevel: read(env, SETTINGS.logLevel),
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),

@@ -2,6 +2,7 @@
  * Every setting, its environment name, default and parser, in one table (CONTRACT: Environment).
  * config/index.ts is the only reader of process.env.
  */
+import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
 import { parseBoolean, parseDuration, parseList, parsePositiveInt, parseSources } from './parse';
 
 export type DatabaseTarget =
@@ -22,6 +23,8 @@ export interface Config {
   readonly autoMigrate: boolean;
   readonly allowDestructive: boolean;
   readonly apiMaxLimit: number;
+  /** Query cost bounds (core/query/cost.ts) and the per-statement time limit (0: none). */
+  readonly query: { readonly maxRelationHops: number; readonly maxRelationScopes: number; readonly timeoutMs: number };
   readonly logLevel: string;
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
@@ -76,6 +79,9 @@ export const SETTINGS = {
   autoMigrate: setting('AUTO_MIGRATE', '', str, 'generate + apply a migration for a registry change at start (default: on outside production)'),
   allowDestructive: setting('MIGRATE_ALLOW_DESTRUCTIVE', 'false', parseBoolean, 'let automatic migrations drop columns/tables'),
   apiMaxLimit: setting('API_MAX_LIMIT', '100', parsePositiveInt, 'largest limit honoured on Find'),
+  queryMaxRelationHops: setting('QUERY_MAX_RELATION_HOPS', String(DEFAULT_MAX_RELATION_HOPS), parsePositiveInt, 'relations one filter, sort, populate-filter or group path may walk (400 beyond)'),
+  queryMaxRelationScopes: setting('QUERY_MAX_RELATION_SCOPES', String(DEFAULT_MAX_RELATION_SCOPES), parsePositiveInt, 'relation subqueries and joins one query may hold (400 beyond)'),
+  queryTimeout: setting('QUERY_TIMEOUT', '10s', parseDuration, 'longest one database statement may run; it is stopped then and the request answers 504 (0: no limit)'),
   logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),

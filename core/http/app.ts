@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const validators = new Map(registry.contentTypes.map((ct) => [ct.name, compileValidators(ct, registry)] as const));
   const storage = new LocalDiskStorage(config.uploadsDir);
   const media = new MediaService({ storage, registry, publicUrl: config.publicUrl });
-  const service = new RecordService({ db, dialect, registry, validators, hashPassword: passwordHasher(config.iam.bcryptCost), maxLimit: config.apiMaxLimit, media });
+  const service = new RecordService({ db, dialect, registry, validators, hashPassword: passwordHasher(config.iam.bcryptCost), maxLimit: config.apiMaxLimit, cost: config.query, media });
   const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };
   const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads);
 

@@ -12,6 +12,7 @@ import type { Actor } from '../plugin-api';
 import type { ListQuery } from '../query/ast';
 import { type CheckedQuery } from '../query/checked';
 import { checkListQuery } from '../query/check';
+import type { CostBounds } from '../query/cost';
 import { type CheckedGroupQuery, checkGroupedQuery } from '../query/check-group';
 import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
@@ -33,6 +34,8 @@ export interface RecordServiceDeps {
   readonly validators: ReadonlyMap<string, ModelValidators>;
   readonly hashPassword: (plain: string) => Promise<string>;
   readonly maxLimit: number;
+  /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); limits.ts defaults when absent. */
+  readonly cost?: CostBounds;
   readonly now?: () => Date;
   /** Media fields (issue 6); without it media fields are neither written nor resolved. */
   readonly media?: MediaService | null;
@@ -82,7 +85,7 @@ export class RecordService {
   }
 
   check(model: ContentType, q: ListQuery): CheckedQuery {
-    return checkListQuery(q, model, { registry: this.deps.registry, maxLimit: this.deps.maxLimit });
+    return checkListQuery(q, model, { registry: this.deps.registry, maxLimit: this.deps.maxLimit, cost: this.deps.cost });
   }
 
   async find(q: CheckedQuery): Promise<ListResult> {
@@ -97,8 +100,8 @@ export class RecordService {
 
   /** A Find with groupBy / aggregates (spec 4.5); see group-service.ts. */
   checkGrouped(model: ContentType, q: ListQuery): CheckedGroupQuery {
-    const { registry, maxLimit, dialect } = this.deps;
-    return checkGroupedQuery(q, model, { registry, maxLimit, timeZoneNames: dialect.timeZoneNames });
+    const { registry, maxLimit, dialect, cost } = this.deps;
+    return checkGroupedQuery(q, model, { registry, maxLimit, timeZoneNames: dialect.timeZoneNames, cost });
   }
 
   async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {
