@@ -8,6 +8,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  QueryTimeoutError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -44,11 +45,15 @@ function fromHttpError(err: unknown): AppError | null {
 
 /**
  * A driver error that escaped the record service's translation (a plugin's own query, say): when the
- * dialect calls it a lost database, the answer is 503, not 500. Other driver faults stay internal.
+ * dialect calls it a lost database, the answer is 503, not 500; a statement stopped at QUERY_TIMEOUT
+ * answers 504. Other driver faults stay internal.
  */
 function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (err instanceof AppError) return null;
-  return dialect.classifyError(err)?.kind === 'unavailable' ? new ServiceUnavailableError('the database is unavailable; try again shortly') : null;
+  const kind = dialect.classifyError(err)?.kind;
+  if (kind === 'unavailable') return new ServiceUnavailableError('the database is unavailable; try again shortly');
+  if (kind === 'timeout') return new QueryTimeoutError();
+  return null;
 }
 
 export function errorMapper(dialect: Dialect): Middleware<RequestState> {

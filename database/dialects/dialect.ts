@@ -8,7 +8,9 @@ export type DbFault =
   | { readonly kind: 'foreignKey'; readonly table: string | null; readonly columns: readonly string[] }
   | { readonly kind: 'notNull'; readonly table: string | null; readonly columns: readonly string[] }
   | { readonly kind: 'invalidValue'; readonly message: string }
-  | { readonly kind: 'unavailable'; readonly message: string };
+  | { readonly kind: 'unavailable'; readonly message: string }
+  /** The statement ran past the per-query time limit (QUERY_TIMEOUT) and the database stopped it. */
+  | { readonly kind: 'timeout' };
 
 export interface LikeOptions {
   readonly caseInsensitive: boolean;
