@@ -17,6 +17,7 @@ const ERROR_RESPONSES = {
   PayloadTooLarge: { status: 413, name: 'PayloadTooLargeError', description: 'The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large.', message: 'the request body is too large', details: {} },
   UnsupportedMediaType: { status: 415, name: 'UnsupportedMediaTypeError', description: 'The body is neither JSON nor multipart/form-data.', message: 'unsupported content type "text/plain"; send application/json', details: {} },
   ValidationFailed: { status: 422, name: 'ValidationError', description: 'The body failed validation: `details.fields.<name>` lists the messages per field; bulk calls add `details.errors: [{index, fields}]`.', message: 'invalid fee-type', details: { fields: { feeType: ['is required'], latePaymentFees: ['must be >= 0'] } } },
+  QueryTimeout: { status: 504, name: 'QueryTimeoutError', description: 'A database statement ran longer than QUERY_TIMEOUT and the database stopped it: the query is too costly (narrow it); the database is fine.', message: 'the query ran longer than the per-query time limit (setting QUERY_TIMEOUT) and was stopped; narrow it (fewer relation conditions, a smaller limit) and try again', details: { limit: 'queryTimeout', setting: 'QUERY_TIMEOUT' } },
   TooManyRequests: { status: 429, name: 'RateLimitedError', description: 'Rate limited; retry after the `Retry-After` seconds.', message: 'too many attempts; retry later', details: { retryAfterSeconds: 30 } },
 } as const;
 export type ErrorResponseName = keyof typeof ERROR_RESPONSES;

@@ -2612,6 +2612,41 @@ export interface components {
                 };
             };
         };
+        /** @description A database statement ran longer than QUERY_TIMEOUT and the database stopped it: the query is too costly (narrow it); the database is fine. */
+        QueryTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 504,
+                 *         "name": "QueryTimeoutError",
+                 *         "message": "the query ran longer than the per-query time limit (setting QUERY_TIMEOUT) and was stopped; narrow it (fewer relation conditions, a smaller limit) and try again",
+                 *         "details": {
+                 *           "limit": "queryTimeout",
+                 *           "setting": "QUERY_TIMEOUT"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: {
+                        /**
+                         * @description The HTTP status again.
+                         * @constant
+                         */
+                        status: 504;
+                        /** @description Error class, e.g. `ValidationError`. */
+                        name: string;
+                        /** @description What went wrong, naming the parameter or field. */
+                        message: string;
+                        details: components["schemas"]["ErrorDetails"];
+                    };
+                };
+            };
+        };
         /** @description Rate limited; retry after the `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -2729,6 +2764,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -3371,6 +3407,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -3937,6 +3974,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -4449,6 +4487,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -4978,6 +5017,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
