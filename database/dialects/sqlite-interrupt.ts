@@ -7,6 +7,11 @@
  * with SQLITE_INTERRUPT (classified as a timeout by sqlite.ts → 504) and the connection is free at
  * once. An interrupt when nothing runs is a no-op (SQLite's documented behaviour), so a timer that
  * fires just as a statement finishes harms nothing.
+ *
+ * An interrupted INSERT/UPDATE/DELETE inside a transaction makes SQLite roll the whole transaction back
+ * itself; knex's ROLLBACK that follows then fails ("no transaction is active") and would replace the
+ * timeout with that error (a 500). After an interrupt, such a ROLLBACK has done what it asked for: it
+ * is reported as a success, and the transaction rejects with the timeout.
  */
 
 type Callback = (this: unknown, ...results: unknown[]) => unknown;
@@ -20,9 +25,14 @@ export interface InterruptibleConnection {
 /** The methods knex's sqlite3 client runs statements with (`all` and `run`), and their kin. */
 const STATEMENT_METHODS = ['all', 'run', 'get', 'exec', 'each'] as const;
 
+const ROLLBACK = /^\s*ROLLBACK\s*;?\s*$/i;
+const NO_TRANSACTION = /no transaction is active/;
+
 /** Makes every statement on `conn` stop after `ms` milliseconds of running. */
 export function stopStatementsAfter(conn: InterruptibleConnection, ms: number): void {
   const methods = conn as unknown as Record<string, unknown>;
+  // Set when a statement was interrupted, until the next statement starts.
+  let interrupted = false;
   for (const name of STATEMENT_METHODS) {
     const original = methods[name];
     if (typeof original !== 'function') continue;
@@ -32,15 +42,21 @@ export function stopStatementsAfter(conn: InterruptibleConnection, ms: number): 
       const done = args[last];
       // Without a completion callback there is no end to wait for (knex always passes one).
       if (typeof done !== 'function') return run.apply(this, args);
+      const rollbackAfterInterrupt = interrupted && typeof args[0] === 'string' && ROLLBACK.test(args[0]);
+      interrupted = false;
       let running = true;
       const timer = setTimeout(() => {
-        if (running) conn.interrupt();
+        if (!running) return;
+        interrupted = true;
+        conn.interrupt();
       }, ms);
       timer.unref();
       // `this` of the callback carries lastID / changes for `run`: pass it through untouched.
       args[last] = function finished(this: unknown, ...results: unknown[]): unknown {
         running = false;
         clearTimeout(timer);
+        const [err] = results;
+        if (rollbackAfterInterrupt && err instanceof Error && NO_TRANSACTION.test(err.message)) return (done as Callback).call(this, null);
         return (done as Callback).apply(this, results);
       };
       return run.apply(this, args);
