@@ -64,6 +64,11 @@ for (const dialect of DIALECTS) {
       const { error } = await failure(() => bigInsert(db));
       expect(d.classifyError(error)).to.deep.equal({ kind: 'timeout' });
       expect(() => translateDbError(error, d, feeType!)).to.throw(QueryTimeoutError);
+      if (dialect === 'postgres') {
+        // cancelled on the server, not merely abandoned by the client: no backend runs it any more
+        const running = await db.raw(`SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND query LIKE ?`, [`%'bulk ' || i%`]);
+        expect(Number(d.rawRows(running)[0].n)).to.equal(0);
+      }
       const started = Date.now();
       const rows: unknown = await db('fee_type').count({ n: '*' });
       expect(Number((rows as { n: unknown }[])[0].n)).to.equal(0);
