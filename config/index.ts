@@ -88,6 +88,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     ...populateLimits(env),
     answerMaxRecords: Math.max(1, read(env, SETTINGS.answerMaxRecords)),
     answerMaxBytes: Math.max(64, read(env, SETTINGS.answerMaxBytes)),
+    query: {
+      maxRelationHops: read(env, SETTINGS.queryMaxRelationHops),
+      maxRelationScopes: read(env, SETTINGS.queryMaxRelationScopes),
+      timeoutMs: Math.round(read(env, SETTINGS.queryTimeout) * 1000),
+    },
     logLevel: read(env, SETTINGS.logLevel),
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),

@@ -2,6 +2,7 @@
  * Every setting, its environment name, default and parser, in one table (CONTRACT: Environment).
  * config/index.ts is the only reader of process.env.
  */
+import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
 import { parseBoolean, parseDuration, parseList, parsePositiveInt, parseSources } from './parse';
 
 export type DatabaseTarget =
@@ -28,6 +29,8 @@ export interface Config {
   /** One Find / FindOne / write answer: at most this many records (populated ones counted) and bytes (413 beyond). */
   readonly answerMaxRecords: number;
   readonly answerMaxBytes: number;
+  /** Query cost bounds (core/query/cost.ts) and the per-statement time limit (0: none). */
+  readonly query: { readonly maxRelationHops: number; readonly maxRelationScopes: number; readonly timeoutMs: number };
   readonly logLevel: string;
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
@@ -90,6 +93,9 @@ export const SETTINGS = {
   populateMaxLimit: setting('POPULATE_MAX_LIMIT', '100', parsePositiveInt, 'largest populate[rel][limit] honoured (larger is clamped)'),
   answerMaxRecords: setting('ANSWER_MAX_RECORDS', '50000', parsePositiveInt, 'records in one answer, populated ones counted (413 beyond)'),
   answerMaxBytes: setting('ANSWER_MAX_BYTES', '16777216', parsePositiveInt, 'bytes of one record answer (413 beyond)'),
+  queryMaxRelationHops: setting('QUERY_MAX_RELATION_HOPS', String(DEFAULT_MAX_RELATION_HOPS), parsePositiveInt, 'relations one filter, sort, populate-filter or group path may walk (400 beyond)'),
+  queryMaxRelationScopes: setting('QUERY_MAX_RELATION_SCOPES', String(DEFAULT_MAX_RELATION_SCOPES), parsePositiveInt, 'relation subqueries and joins one query may hold (400 beyond)'),
+  queryTimeout: setting('QUERY_TIMEOUT', '10s', parseDuration, 'longest one database statement may run; it is stopped then and the request answers 504 (0: no limit)'),
   logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),

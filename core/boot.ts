@@ -24,7 +24,7 @@ export function createLogger(config: Config): Logger {
 /** Loads the registry (RegistryError on a bad model) and connects; the schema is not touched here. */
 export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
-  const { db, dialect } = connect(config.database, { log });
+  const { db, dialect } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs });
   return {
     config,
     db,

@@ -8,6 +8,7 @@ import type { Dialect } from './dialects/dialect';
 import { type PoolEvents, type ProbeResult, destroySocket, watchLiveness, withinResponsiveTime } from './liveness';
 import { postgresDialect } from './dialects/postgres';
 import { sqliteDialect } from './dialects/sqlite';
+import { type InterruptibleConnection, stopStatementsAfter } from './dialects/sqlite-interrupt';
 
 export interface Database {
   readonly db: Knex;
@@ -30,17 +31,24 @@ const pgTypes = {
  * PostgreSQL time bounds. A lost database must cost a request well under a second, not a hang:
  * a refused connection fails at once (knex propagates create errors to the waiting request); a
  * connection that cannot be made or a pool slot that cannot be had in time fails after the bounds
- * below. A statement the server works on longer than STATEMENT_TIMEOUT is cancelled there, and a
- * server that stops answering on an open socket is given up after QUERY_TIMEOUT (or, when it is
- * hung as a whole, cut by the liveness watchdog below). Each ends as a 503
- * (database/dialects/postgres.ts classifies the errors). The acquire bound is also what a request
+ * below (503: database/dialects/postgres.ts classifies the errors). A statement the server works on
+ * longer than the QUERY_TIMEOUT setting is cancelled there (statement_timeout: 504, a query too
+ * costly, not an outage), and a server that stops answering on an open socket is given up
+ * PG_CLIENT_GRACE_MS later on the client (or, when it is hung as a whole, cut by the liveness
+ * watchdog below): 503. The acquire bound is also what a request
  * queued behind connections caught by a hang waits at most (1.5 s: the watchdog cuts them after
  * about 1.6 s, and a new connection would take the connect timeout on top).
  */
 export const PG_CONNECT_TIMEOUT_MS = 1000;
 export const PG_ACQUIRE_TIMEOUT_MS = 1500;
-export const PG_STATEMENT_TIMEOUT_MS = 10_000;
-export const PG_QUERY_TIMEOUT_MS = 12_000;
+/** The default of QUERY_TIMEOUT (config/schema.ts), for callers that pass none (bench seeding). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than the statement timeout the client waits for an answer before it calls the server
+ * silent (503). Generous: a server that hangs is cut by the liveness watchdog long before, and a busy
+ * server can take a while to act on its own statement_timeout (under CPU load we saw over 2 s).
+ */
+export const PG_CLIENT_GRACE_MS = 5_000;
 export const PG_IDLE_IN_TRANSACTION_TIMEOUT_MS = 15_000;
 /**
  * A server that hangs (stopped, or a silent network) answers nothing and closes nothing: a pooled
@@ -71,7 +79,7 @@ async function probePostgres(connectionString: string): Promise<ProbeResult> {
   }
 }
 
-interface SqliteConnection {
+interface SqliteConnection extends InterruptibleConnection {
   run(sql: string, cb: (err: Error | null) => void): void;
 }
 
@@ -93,7 +101,15 @@ function knexLog(log: DbLogger | undefined): Knex.Config['log'] {
   };
 }
 
-export function connect(target: DatabaseTarget, opts: { poolMax?: number; log?: DbLogger } = {}): Database {
+export interface ConnectOptions {
+  readonly poolMax?: number;
+  readonly log?: DbLogger;
+  /** QUERY_TIMEOUT in ms: the longest one statement may run before the database stops it (0: no limit). */
+  readonly queryTimeoutMs?: number;
+}
+
+export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Database {
+  const timeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   if (target.client === 'pg') {
     const db = knex({
       client: 'pg',
@@ -102,8 +118,9 @@ export function connect(target: DatabaseTarget, opts: { poolMax?: number; log?: 
         connectionString: target.connectionString,
         types: pgTypes,
         connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
-        statement_timeout: PG_STATEMENT_TIMEOUT_MS,
-        query_timeout: PG_QUERY_TIMEOUT_MS,
+        // Cancelled by the server itself (SQLSTATE 57014 → 504 QueryTimeoutError); 0 turns it off.
+        statement_timeout: timeoutMs,
+        query_timeout: timeoutMs > 0 ? timeoutMs + PG_CLIENT_GRACE_MS : undefined,
         idle_in_transaction_session_timeout: PG_IDLE_IN_TRANSACTION_TIMEOUT_MS,
         keepAlive: true,
       } as Knex.PgConnectionConfig,
@@ -133,6 +150,8 @@ export function connect(target: DatabaseTarget, opts: { poolMax?: number; log?: 
           if (i === pragmas.length) return done(null, conn);
           conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
         };
+        // SQLite has no statement_timeout: an interrupt stops a statement that runs too long (dialects/sqlite-interrupt.ts).
+        if (timeoutMs > 0) stopStatementsAfter(conn, timeoutMs);
         next(0);
       },
     },

@@ -11,6 +11,16 @@ export class PayloadTooLargeError extends AppError { readonly status = 413; }
 export class AnswerTooLargeError extends AppError { readonly status = 413; }
 export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
 export class ServiceUnavailableError extends AppError { readonly status = 503; }
+/** A statement the database stopped at the per-query time limit (QUERY_TIMEOUT): the query, not the database, is the problem. */
+export class QueryTimeoutError extends AppError {
+  readonly status = 504;
+  constructor() {
+    super('the query ran longer than the per-query time limit (setting QUERY_TIMEOUT) and was stopped; narrow it (fewer relation conditions, a smaller limit) and try again', {
+      limit: 'queryTimeout',
+      setting: 'QUERY_TIMEOUT',
+    });
+  }
+}
 
 /** 429; `retryAfterSeconds` becomes the Retry-After header. */
 export class RateLimitedError extends AppError {

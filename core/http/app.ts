@@ -63,6 +63,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     populateDefaultLimit: config.populateDefaultLimit,
     populateMaxLimit: config.populateMaxLimit,
     answerMaxRecords: config.answerMaxRecords,
+    cost: config.query,
     media,
   });
   const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };

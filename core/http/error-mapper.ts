@@ -8,6 +8,7 @@ import {
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
+  QueryTimeoutError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -45,7 +46,8 @@ function fromHttpError(err: unknown): AppError | null {
 
 /**
  * A driver error that escaped the record service's translation (a plugin's own query, say): when the
- * dialect calls it a lost database, the answer is 503, not 500. Other driver faults stay internal.
+ * dialect calls it a lost database, the answer is 503, not 500; a statement stopped at QUERY_TIMEOUT
+ * answers 504. Other driver faults stay internal.
  */
 function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (err instanceof AppError) return null;
@@ -53,6 +55,7 @@ function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (kind === 'unavailable') return new ServiceUnavailableError('the database is unavailable; try again shortly');
   // A value the database refused (data error): the client's input, so a 422 in our words, never a 500.
   if (kind === 'invalidValue') return invalidValue('the database cannot store a value of this request', err);
+  if (kind === 'timeout') return new QueryTimeoutError();
   return null;
 }
 

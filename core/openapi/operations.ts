@@ -97,7 +97,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     id: (p) => `find${p}`,
     summary: (m) => `List ${m.name} records`,
     description: () => 'Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.',
-    errors: READ_ERRORS,
+    errors: [...READ_ERRORS, 'QueryTimeout'],
     build: (m, r) => ({
       parameters: findParameters(m),
       ok: {

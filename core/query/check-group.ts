@@ -32,7 +32,8 @@ import {
   isGranularity,
   labelIsInjective,
 } from './group-vocabulary';
-import { DEFAULT_LIMIT, MAX_POPULATE_DEPTH } from './limits';
+import { type CostBounds, CostMeter, DEFAULT_COST_BOUNDS, pathFrom } from './cost';
+import { DEFAULT_LIMIT } from './limits';
 
 const bad = (at: string, problem: string): never => {
   throw new BadRequestError(`${at}: ${problem}`, { parameter: at });
@@ -98,6 +99,8 @@ export interface CheckGroupOptions {
   /** Children per parent of a to-many populate in groupRecords (see CheckOptions). */
   readonly populateDefaultLimit?: number;
   readonly populateMaxLimit?: number;
+  /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); the defaults of limits.ts when absent. */
+  readonly cost?: CostBounds;
 }
 
 const FIXED_OFFSET = /^([+-])(\d{2}):?(\d{2})$/;
@@ -146,25 +149,28 @@ class GroupChecker {
   constructor(
     private readonly model: ContentType,
     private readonly registry: Registry,
+    private readonly meter: CostMeter,
   ) {}
 
   /** `a.b.c` → the field `c`, joining through the owning to-one relations `a` and `a.b`. */
   field(path: string, at: string, use: string): GroupField {
     const parts = path.split('.');
     if (parts.some((p) => p === '')) bad(at, `"${path}" is not a field path`);
-    if (parts.length > MAX_POPULATE_DEPTH + 1) bad(at, `"${path}" goes through more than ${MAX_POPULATE_DEPTH} relations`);
     let current = this.model;
     let alias = BASE_ALIAS;
+    let walked = pathFrom(this.model);
     for (const part of parts.slice(0, -1)) {
       const r = resolveName(current, part);
       if (!r) return bad(at, `unknown field "${part}" of ${current.name}`);
       if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(at, `can ${use} only through many-to-one relations; "${part}" is not one`);
+      walked = this.meter.walk(walked, current, r.attr, at);
       const target = this.registry.get(r.attr.target);
       if (!target) throw new Error(`registry: relation target ${r.attr.target} missing`);
       this.reads.add(target.name);
       const from = proveColumn(alias, r.attr.column);
       let join = this.joins.find((j) => j.from === from);
       if (!join) {
+        this.meter.addScope(at);
         join = { alias: `g${this.joins.length + 1}`, table: proveTable(target.table), from, softDelete: target.softDelete };
         this.joins.push(join);
       }
@@ -228,9 +234,9 @@ export interface GroupCheckInput {
 }
 
 /** Checks the grouping part of a Find query against its model. */
-export function checkGroup(input: GroupCheckInput, model: ContentType, opts: CheckGroupOptions): CheckedGroup {
+export function checkGroup(input: GroupCheckInput, model: ContentType, opts: CheckGroupOptions, meter: CostMeter = new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS)): CheckedGroup {
   const { group } = input;
-  const c = new GroupChecker(model, opts.registry);
+  const c = new GroupChecker(model, opts.registry, meter);
   if (group.groupBy.length === 0) bad('groupBy', 'names no field');
   if (group.groupBy.length > MAX_GROUP_KEYS) bad('groupBy', `at most ${MAX_GROUP_KEYS} keys`);
   if (group.aggregates.length > MAX_AGGREGATES) bad('aggregates', `at most ${MAX_AGGREGATES} entries`);
@@ -280,12 +286,15 @@ export function checkGroupedQuery(q: ListQuery, model: ContentType, opts: CheckG
   const group = q.group;
   if (!group) throw new Error('checkGroupedQuery: the query has no grouping');
   const gf = group.groupFilter;
+  // One budget of relation scopes for the whole grouped query: records (filters, groupFilter sort, populate) and grouping.
+  const meter = new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS);
   const records = checkListQuery(
     { ...q, sort: gf.sort, page: { limit: gf.limit ?? DEFAULT_GROUP_RECORDS_LIMIT, offset: gf.offset, page: null }, group: null },
     model,
     opts,
+    meter,
   );
-  const checked = checkGroup({ group, sort: q.sort, page: q.page }, model, opts);
+  const checked = checkGroup({ group, sort: q.sort, page: q.page }, model, opts, meter);
   return {
     model,
     filter: records.filter,

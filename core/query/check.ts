@@ -21,6 +21,7 @@ import {
   proveColumn,
   proveTable,
 } from './checked';
+import { type CostBounds, CostMeter, DEFAULT_COST_BOUNDS, type RelationPath, pathFrom } from './cost';
 import { DEFAULT_LIMIT, DEFAULT_POPULATE_LIMIT, MAX_POPULATE_DEPTH, MAX_POPULATE_LIMIT } from './limits';
 import { FOLDED_AS, OPERATORS, operatorAllows, positiveForm } from './operators';
 
@@ -67,6 +68,8 @@ export interface CheckOptions {
   /** Children per parent of a to-many populate: default and clamp (POPULATE_DEFAULT_LIMIT, POPULATE_MAX_LIMIT). */
   readonly populateDefaultLimit?: number;
   readonly populateMaxLimit?: number;
+  /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); the defaults of limits.ts when absent. */
+  readonly cost?: CostBounds;
 }
 
 const isToMany = (a: RelationAttribute): boolean => a.relation === 'oneToMany' || a.relation === 'manyToMany';
@@ -75,7 +78,10 @@ class Checker {
   private aliasCount = 0;
   readonly reads = new Set<string>();
 
-  constructor(private readonly opts: CheckOptions) {}
+  constructor(
+    private readonly opts: CheckOptions,
+    readonly meter: CostMeter,
+  ) {}
 
   nextAlias(prefix: string): string {
     this.aliasCount += 1;
@@ -173,13 +179,13 @@ class Checker {
     return { kind: 'compare', column, op, negated, value, valueClass: kind.valueClass };
   }
 
-  filter(node: FilterNode, model: ContentType, alias: string, field: { name: string; column: string; type: ScalarType; fold?: string } | null, depth: number): CheckedFilter {
+  filter(node: FilterNode, model: ContentType, alias: string, field: { name: string; column: string; type: ScalarType; fold?: string } | null, path: RelationPath): CheckedFilter {
     switch (node.kind) {
       case 'and':
       case 'or':
-        return { kind: node.kind, items: node.items.map((i) => this.filter(i, model, alias, field, depth)) };
+        return { kind: node.kind, items: node.items.map((i) => this.filter(i, model, alias, field, path)) };
       case 'not':
-        return { kind: 'not', item: this.filter(node.item, model, alias, field, depth) };
+        return { kind: 'not', item: this.filter(node.item, model, alias, field, path) };
       case 'compare':
         // A compare at model scope (directly under a relation) applies to the related record's id.
         return this.compare(node, field ?? { name: 'id', column: 'id', type: 'integer' }, alias);
@@ -187,16 +193,19 @@ class Checker {
         if (field) bad(node.at, `"${field.name}" is not a relation; put an operator under it`);
         const resolved = resolveName(model, node.name);
         if (!resolved) return this.unknown(model, node.name, node.at);
-        if (resolved.kind === 'column') return this.filter(node.item, model, alias, resolved, depth);
-        return this.relationFilter(node, model, resolved.attr, alias, depth);
+        if (resolved.kind === 'column') return this.filter(node.item, model, alias, resolved, path);
+        return this.relationFilter(node, model, resolved.attr, alias, path);
       }
     }
   }
 
-  relationFilter(node: Extract<FilterNode, { kind: 'field' }>, model: ContentType, attr: RelationAttribute, alias: string, depth: number): CheckedFilter {
-    if (depth >= MAX_POPULATE_DEPTH * 2) bad(node.at, 'relation filters nest too deep');
+  relationFilter(node: Extract<FilterNode, { kind: 'field' }>, model: ContentType, attr: RelationAttribute, alias: string, path: RelationPath): CheckedFilter {
+    // Refused even where no subquery follows (`filters[institute][feeTypes][$notNull]`): the rule is about the path.
+    this.meter.checkWalkBack(path, model, attr, node.at);
     const item = node.item;
-    if (attr.owner && attr.column) return this.toOneScope(item, model, attr, attr.column, alias, depth);
+    if (attr.owner && attr.column) return this.toOneScope(item, model, attr, attr.column, alias, path, node.at);
+    const inner = this.meter.walk(path, model, attr, node.at);
+    this.meter.addScope(node.at);
     const hop = this.hop(model, attr, alias);
     if (item.kind === 'compare' && OPERATORS[item.op].arity === 'flag') {
       // `$null` on a to-many relation: no related record; `$notNull`: at least one.
@@ -205,7 +214,7 @@ class Checker {
       return some ? exists : { kind: 'not', item: exists };
     }
     const target = this.target(attr);
-    return { kind: 'exists', hop, item: this.filter(item, target, hop.alias, null, depth + 1) };
+    return { kind: 'exists', hop, item: this.filter(item, target, hop.alias, null, inner) };
   }
 
   /**
@@ -214,19 +223,22 @@ class Checker {
    * for the linked (active) record. Each field condition gets its own EXISTS: with at most one linked
    * record that is the same as one EXISTS around all of them, and `$not` stays an exact complement.
    */
-  toOneScope(node: FilterNode, model: ContentType, attr: RelationAttribute, column: string, alias: string, depth: number): CheckedFilter {
+  toOneScope(node: FilterNode, model: ContentType, attr: RelationAttribute, column: string, alias: string, path: RelationPath, at: string): CheckedFilter {
     switch (node.kind) {
       case 'and':
       case 'or':
-        return { kind: node.kind, items: node.items.map((i) => this.toOneScope(i, model, attr, column, alias, depth)) };
+        return { kind: node.kind, items: node.items.map((i) => this.toOneScope(i, model, attr, column, alias, path, at)) };
       case 'not':
-        return { kind: 'not', item: this.toOneScope(node.item, model, attr, column, alias, depth) };
+        return { kind: 'not', item: this.toOneScope(node.item, model, attr, column, alias, path, at) };
       case 'compare':
         this.target(attr);
         return this.compare(node, { name: attr.name, column, type: 'integer' }, alias);
       case 'field': {
+        // Each field condition is an EXISTS of its own, so each counts as a scope.
+        const inner = this.meter.walk(path, model, attr, at);
+        this.meter.addScope(node.at);
         const hop = this.hop(model, attr, alias);
-        return { kind: 'exists', hop, item: this.filter(node, this.target(attr), hop.alias, null, depth + 1) };
+        return { kind: 'exists', hop, item: this.filter(node, this.target(attr), hop.alias, null, inner) };
       }
     }
   }
@@ -251,15 +263,20 @@ class Checker {
       const path = k.key.split('.');
       let current = model;
       let currentAlias = alias;
+      let walked = pathFrom(model);
       for (let i = 0; i < path.length - 1; i++) {
         const r = resolveName(current, path[i]);
         if (!r) return this.unknown(current, path[i], k.at);
         if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(k.at, `can sort only through to-one relations; "${path[i]}" is not one`);
+        walked = this.meter.walk(walked, current, r.attr, k.at);
         const target = this.target(r.attr);
         const from = proveColumn(currentAlias, r.attr.column);
         const existing = joins.find((j) => j.from === from);
         const join = existing ?? { alias: this.nextAlias('s'), table: proveTable(target.table), from, softDelete: target.softDelete };
-        if (!existing) joins.push(join);
+        if (!existing) {
+          this.meter.addScope(k.at);
+          joins.push(join);
+        }
         current = target;
         currentAlias = join.alias;
       }
@@ -314,7 +331,8 @@ class Checker {
         relation: r.attr,
         target,
         select: this.select(target, n.fields, `${n.at}[fields]`),
-        filter: n.filters ? this.filter(n.filters, target, alias, null, 0) : null,
+        // A populate level is a query of its own: its filter's paths start at the related model.
+        filter: n.filters ? this.filter(n.filters, target, alias, null, pathFrom(target)) : null,
         sort: n.sort.length ? this.sort(target, n.sort, alias, joins) : [],
         joins,
         populate: this.populate(target, n.populate, depth + 1),
@@ -324,8 +342,8 @@ class Checker {
 }
 
 /** Checks a parsed Find / FindOne query against its model. */
-export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOptions): CheckedQuery {
-  const c = new Checker(opts);
+export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOptions, meter: CostMeter = new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS)): CheckedQuery {
+  const c = new Checker(opts, meter);
   const joins: SortJoin[] = [];
   const limit = Math.min(q.page.limit ?? DEFAULT_LIMIT, opts.maxLimit);
   const offset = q.page.page !== null ? (q.page.page - 1) * limit : (q.page.offset ?? 0);
@@ -336,7 +354,7 @@ export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOpti
   });
   const checked: CheckedQuery = {
     model,
-    filter: q.filters ? c.filter(q.filters, model, BASE_ALIAS, null, 0) : null,
+    filter: q.filters ? c.filter(q.filters, model, BASE_ALIAS, null, pathFrom(model)) : null,
     softDelete: q.softDelete,
     select: c.select(model, q.fields, 'fields'),
     sort: c.sort(model, q.sort, BASE_ALIAS, joins),

@@ -8,8 +8,15 @@ export const MAX_FILTER_NODES = 200;
 export const MAX_IN_LIST = 500;
 /** Keys in `sort`. */
 export const MAX_SORT_KEYS = 10;
-/** Relation hops in one populate path, and in a dotted sort or group path. */
+/** Relation hops in one populate path. */
 export const MAX_POPULATE_DEPTH = 5;
+/**
+ * Defaults of the query cost bounds (core/query/cost.ts); the settings QUERY_MAX_RELATION_HOPS and
+ * QUERY_MAX_RELATION_SCOPES (config/schema.ts) override them. Hops: relations one filter, sort,
+ * populate-filter or group path walks. Scopes: EXISTS subqueries and joins of one whole query.
+ */
+export const DEFAULT_MAX_RELATION_HOPS = 3;
+export const DEFAULT_MAX_RELATION_SCOPES = 40;
 /** Entries in `fields`, `populate`, `populateMedia`, `groupBy`, `aggregates`. */
 export const MAX_LIST_PARAM = 100;
 /** Length of one filter value. */

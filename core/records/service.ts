@@ -12,6 +12,7 @@ import type { Actor } from '../plugin-api';
 import type { ListQuery } from '../query/ast';
 import { type CheckedQuery } from '../query/checked';
 import { checkListQuery } from '../query/check';
+import type { CostBounds } from '../query/cost';
 import { type CheckedGroupQuery, checkGroupedQuery } from '../query/check-group';
 import { type ZoneNames, zoneNames } from '../query/group-vocabulary';
 import { ATTRIBUTE_KINDS, toIsoTimestamp } from '../registry/attribute-kinds';
@@ -41,6 +42,8 @@ export interface RecordServiceDeps {
   readonly populateMaxLimit?: number;
   /** Records in one read answer, populated ones counted (ANSWER_MAX_RECORDS); unset: no bound. */
   readonly answerMaxRecords?: number;
+  /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); limits.ts defaults when absent. */
+  readonly cost?: CostBounds;
   readonly now?: () => Date;
   /** Media fields (issue 6); without it media fields are neither written nor resolved. */
   readonly media?: MediaService | null;
@@ -104,7 +107,7 @@ export class RecordService {
 
   check(model: ContentType, q: ListQuery): CheckedQuery {
     const { registry, maxLimit, populateDefaultLimit, populateMaxLimit } = this.deps;
-    return checkListQuery(q, model, { registry, maxLimit, populateDefaultLimit, populateMaxLimit });
+    return checkListQuery(q, model, { registry, maxLimit, populateDefaultLimit, populateMaxLimit, cost: this.deps.cost });
   }
 
   /** One per read answer: counts its records against ANSWER_MAX_RECORDS. */
@@ -124,9 +127,9 @@ export class RecordService {
 
   /** A Find with groupBy / aggregates (spec 4.5); see group-service.ts. */
   async checkGrouped(model: ContentType, q: ListQuery): Promise<CheckedGroupQuery> {
-    const { registry, maxLimit, populateDefaultLimit, populateMaxLimit } = this.deps;
+    const { registry, maxLimit, populateDefaultLimit, populateMaxLimit, cost } = this.deps;
     const zoned = q.group !== null && q.group.timezone !== null;
-    return checkGroupedQuery(q, model, { registry, maxLimit, timeZones: zoned ? await this.timeZones() : null, populateDefaultLimit, populateMaxLimit });
+    return checkGroupedQuery(q, model, { registry, maxLimit, timeZones: zoned ? await this.timeZones() : null, populateDefaultLimit, populateMaxLimit, cost });
   }
 
   /** The database's zone names, read once (the first time a name is asked for); a failed read is retried. */

@@ -9,7 +9,9 @@ export type DbFault =
   | { readonly kind: 'notNull'; readonly table: string | null; readonly columns: readonly string[] }
   /** A data error (a value out of the column's range, text the database cannot hold): `detail` is the driver's text, for logs only. */
   | { readonly kind: 'invalidValue'; readonly detail: string }
-  | { readonly kind: 'unavailable'; readonly message: string };
+  | { readonly kind: 'unavailable'; readonly message: string }
+  /** The statement ran past the per-query time limit (QUERY_TIMEOUT) and the database stopped it. */
+  | { readonly kind: 'timeout' };
 
 export interface LikeOptions {
   readonly caseInsensitive: boolean;

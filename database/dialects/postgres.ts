@@ -19,8 +19,9 @@ function detailColumns(detail: string | undefined): string[] {
 /**
  * Driver and server codes that mean "the database is not there right now" (→ 503, never 500):
  * socket errors, admin shutdown / crash / starting up (57P0x), connection exceptions (08xxx), too
- * many connections (53300), out of resources (53xxx), and a statement cancelled by
- * statement_timeout (57014: the database is too slow to answer in time).
+ * many connections (53300), out of resources (53xxx), and a statement cancelled by someone else
+ * (57014 "due to user request": an administrator's pg_cancel_backend). A statement cancelled by
+ * statement_timeout (57014 too) is no outage: classifyError answers `timeout` for it first.
  */
 const UNAVAILABLE = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
@@ -72,6 +73,7 @@ export const postgresDialect: Dialect = {
       case '23502':
         return { kind: 'notNull', table: e.table ?? null, columns: e.column ? [e.column] : [] };
     }
+    if (e.code === '57014' && /statement timeout/.test(message)) return { kind: 'timeout' };
     // Class 22, data exception: numeric overflow, date out of range, NUL in text, untranslatable
     // character, unknown time zone … The values are checked before SQL; this is the safety net.
     if (typeof e.code === 'string' && e.code.startsWith('22')) return { kind: 'invalidValue', detail: `${e.code}: ${message.replace(/^.* - /, '')}` };

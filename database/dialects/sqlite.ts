@@ -45,6 +45,8 @@ export const sqliteDialect: Dialect = {
       if (message.includes('FOREIGN KEY constraint failed')) return { kind: 'foreignKey', table: null, columns: [] };
       if (message.includes('NOT NULL constraint failed')) return { kind: 'notNull', ...constraintColumns(message) };
     }
+    // sqlite-interrupt.ts stopped the statement at QUERY_TIMEOUT (nothing else interrupts this connection).
+    if (code === 'SQLITE_INTERRUPT') return { kind: 'timeout' };
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') {
       return { kind: 'unavailable', message: 'the database is busy or unavailable' };
     }

@@ -2668,6 +2668,41 @@ export interface components {
                 };
             };
         };
+        /** @description A database statement ran longer than QUERY_TIMEOUT and the database stopped it: the query is too costly (narrow it); the database is fine. */
+        QueryTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "status": 504,
+                 *         "name": "QueryTimeoutError",
+                 *         "message": "the query ran longer than the per-query time limit (setting QUERY_TIMEOUT) and was stopped; narrow it (fewer relation conditions, a smaller limit) and try again",
+                 *         "details": {
+                 *           "limit": "queryTimeout",
+                 *           "setting": "QUERY_TIMEOUT"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: {
+                        /**
+                         * @description The HTTP status again.
+                         * @constant
+                         */
+                        status: 504;
+                        /** @description Error class, e.g. `ValidationError`. */
+                        name: string;
+                        /** @description What went wrong, naming the parameter or field. */
+                        message: string;
+                        details: components["schemas"]["ErrorDetails"];
+                    };
+                };
+            };
+        };
         /** @description Rate limited; retry after the `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -2786,6 +2821,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["AnswerTooLarge"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -3430,6 +3466,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["AnswerTooLarge"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -3998,6 +4035,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["AnswerTooLarge"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -4512,6 +4550,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["AnswerTooLarge"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };
@@ -5043,6 +5082,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["AnswerTooLarge"];
+            504: components["responses"]["QueryTimeout"];
             default: components["responses"]["Error"];
         };
     };

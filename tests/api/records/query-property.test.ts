@@ -20,21 +20,21 @@ const SEED = process.env.QUERY_PROPERTY_SEED === undefined ? undefined : Number(
 type Kind = 'text' | 'int' | 'dec' | 'bool' | 'date' | 'datetime' | 'json';
 interface ModelSpec {
   readonly fields: Readonly<Record<string, Kind>>;
-  /** relation → [target model, to-one owner?] */
-  readonly relations: Readonly<Record<string, readonly [string, boolean]>>;
+  /** relation → [target model, to-one owner?, its inverse on the target (null: none)] */
+  readonly relations: Readonly<Record<string, readonly [string, boolean, (string | null)?]>>;
 }
 
 const MODELS: Readonly<Record<string, ModelSpec>> = {
   book: {
     fields: { id: 'int', title: 'text', pages: 'int', price: 'dec', available: 'bool', published: 'date', releasedAt: 'datetime', authorId: 'int' },
-    relations: { author: ['author', true], tags: ['tag', false] },
+    relations: { author: ['author', true, 'books'], tags: ['tag', false, 'books'] },
   },
   author: {
     fields: { name: 'text', bio: 'text', email: 'text', age: 'int', rating: 'dec', score: 'dec', active: 'bool', born: 'date', lastSeen: 'datetime', genre: 'text', meta: 'json' },
-    relations: { books: ['book', false], profile: ['profile', false] },
+    relations: { books: ['book', false, 'author'], profile: ['profile', false, 'author'] },
   },
-  tag: { fields: { label: 'text' }, relations: { books: ['book', false] } },
-  profile: { fields: { handle: 'text', authorId: 'int', favoriteId: 'int' }, relations: { author: ['author', true], favorite: ['book', true] } },
+  tag: { fields: { label: 'text' }, relations: { books: ['book', false, 'tags'] } },
+  profile: { fields: { handle: 'text', authorId: 'int', favoriteId: 'int' }, relations: { author: ['author', true, 'profile'], favorite: ['book', true, null] } },
 };
 
 const TEXT_OPS = ['$eq', '$eqi', '$ne', '$nei', '$lt', '$lte', '$gt', '$gte', '$in', '$notIn', '$contains', '$notContains', '$containsi', '$notContainsi', '$startsWith', '$startsWithi', '$endsWith', '$endsWithi', '$between', '$null', '$notNull'];
@@ -86,20 +86,22 @@ function ops(kind: Kind, value: fc.Arbitrary<string> = VALUE[kind]): fc.Arbitrar
 
 /**
  * One level of a filter over `model`. `idOps`: operators may stand at this level (a relation scope),
- * comparing the related id (or, under an owning to-one, the stored id).
+ * comparing the related id (or, under an owning to-one, the stored id). `back`: the inverse of the
+ * relation just walked, which the service refuses (a walk straight back; query-cost.test.ts).
  */
-function level(model: string, budget: number, idOps: boolean): fc.Arbitrary<Record<string, unknown>> {
+function level(model: string, budget: number, idOps: boolean, back: string | null = null): fc.Arbitrary<Record<string, unknown>> {
   const spec = MODELS[model];
   const entries: fc.Arbitrary<[string, unknown]>[] = [
     fc.constantFrom(...Object.keys(spec.fields)).chain((f) => ops(spec.fields[f]).map((v) => [f, v] as [string, unknown])),
   ];
   if (idOps) entries.push(ops('int', ID).map((o) => Object.entries(o)[0] as [string, unknown]));
   if (budget > 0) {
-    const sub = level(model, budget - 1, idOps);
+    const sub = level(model, budget - 1, idOps, back);
     entries.push(fc.tuple(fc.constantFrom('$and', '$or'), fc.array(sub, { minLength: 1, maxLength: 3 })));
     entries.push(sub.map((s) => ['$not', s] as [string, unknown]));
-    for (const [rel, [target, toOne]] of Object.entries(spec.relations)) {
-      const inner = level(target, budget - 1, true);
+    for (const [rel, [target, toOne, inverse]] of Object.entries(spec.relations)) {
+      if (rel === back) continue;
+      const inner = level(target, budget - 1, true, inverse ?? null);
       const scoped = toOne ? inner : fc.oneof({ weight: 4, arbitrary: inner }, { weight: 1, arbitrary: fc.constantFrom('$null', '$notNull').chain((op) => fc.constantFrom('true', 'false').map((v) => ({ [op]: v }))) });
       entries.push(scoped.map((s) => [rel, s] as [string, unknown]));
     }

@@ -22,6 +22,15 @@ describe('config', () => {
     expect(c.iam.forgotPasswordExpirySeconds).to.equal(600);
     expect(c.autoMigrate).to.equal(true);
     expect(Object.isFrozen(c.iam)).to.equal(true);
+    expect(c.query).to.deep.equal({ maxRelationHops: 3, maxRelationScopes: 40, timeoutMs: 10_000 });
+  });
+
+  it('reads the query bounds and QUERY_TIMEOUT as a duration; refuses a malformed one naming it', () => {
+    const c = loadConfig({ ...base, QUERY_MAX_RELATION_HOPS: '2', QUERY_MAX_RELATION_SCOPES: '7', QUERY_TIMEOUT: '250ms' }, root);
+    expect(c.query).to.deep.equal({ maxRelationHops: 2, maxRelationScopes: 7, timeoutMs: 250 });
+    expect(loadConfig({ ...base, QUERY_TIMEOUT: '0' }, root).query.timeoutMs).to.equal(0);
+    expect(() => loadConfig({ ...base, QUERY_TIMEOUT: 'soon' }, root)).to.throw(ConfigError, /QUERY_TIMEOUT/);
+    expect(() => loadConfig({ ...base, QUERY_MAX_RELATION_HOPS: '-1' }, root)).to.throw(ConfigError, /QUERY_MAX_RELATION_HOPS/);
   });
 
   it('populate and answer bounds: defaults, settings, and a per-parent default above the maximum refused', () => {
