@@ -93,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       maxRelationScopes: read(env, SETTINGS.queryMaxRelationScopes),
       timeoutMs: Math.round(read(env, SETTINGS.queryTimeout) * 1000),
     },
+    callerGate: { running: Math.max(1, read(env, SETTINGS.callerConcurrency)), waiting: read(env, SETTINGS.callerQueue) },
     logLevel: read(env, SETTINGS.logLevel),
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),

@@ -31,6 +31,8 @@ export interface Config {
   readonly answerMaxBytes: number;
   /** Query cost bounds (core/query/cost.ts) and the per-statement time limit (0: none). */
   readonly query: { readonly maxRelationHops: number; readonly maxRelationScopes: number; readonly timeoutMs: number };
+  /** Record requests of one caller that run at once, and that may wait for a turn (core/http/caller-gate.ts). */
+  readonly callerGate: { readonly running: number; readonly waiting: number };
   readonly logLevel: string;
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
@@ -95,6 +97,8 @@ export const SETTINGS = {
   answerMaxBytes: setting('ANSWER_MAX_BYTES', '16777216', parsePositiveInt, 'bytes of one record answer (413 beyond)'),
   queryMaxRelationHops: setting('QUERY_MAX_RELATION_HOPS', String(DEFAULT_MAX_RELATION_HOPS), parsePositiveInt, 'relations one filter, sort, populate-filter or group path may walk (400 beyond)'),
   queryMaxRelationScopes: setting('QUERY_MAX_RELATION_SCOPES', String(DEFAULT_MAX_RELATION_SCOPES), parsePositiveInt, 'relation subqueries and joins one query may hold (400 beyond)'),
+  callerConcurrency: setting('CALLER_CONCURRENCY', '6', parsePositiveInt, 'record requests of one caller (user, or address without a token) that run at once; more wait for a turn'),
+  callerQueue: setting('CALLER_QUEUE', '100', parsePositiveInt, 'record requests of one caller that may wait for a turn; past that 429'),
   queryTimeout: setting('QUERY_TIMEOUT', '10s', parseDuration, 'longest one database statement may run; it is stopped then and the request answers 504 (0: no limit)'),
   logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),

@@ -25,8 +25,8 @@ export class QueryTimeoutError extends AppError {
 /** 429; `retryAfterSeconds` becomes the Retry-After header. */
 export class RateLimitedError extends AppError {
   readonly status = 429;
-  constructor(message: string, readonly retryAfterSeconds: number) {
-    super(message, { retryAfterSeconds });
+  constructor(message: string, readonly retryAfterSeconds: number, extra: Record<string, unknown> = {}) {
+    super(message, { ...extra, retryAfterSeconds });
   }
 }
 

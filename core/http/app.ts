@@ -13,6 +13,7 @@ import { forModelPaths, recordRouter } from '../records/routes';
 import { RecordService } from '../records/service';
 import { compileValidators } from '../validation/compile';
 import { jsonBody } from './body';
+import { callerGate } from './caller-gate';
 import { errorMapper } from './error-mapper';
 import { healthRouter } from './health';
 import { tmpDirOf } from '../media/intake';
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),
     authenticate(authenticator),
+    forModelPaths(registry, callerGate(config.callerGate)),
     forModelPaths(registry, routed(records.routes())),
     forModelPaths(registry, routed(records.allowedMethods(allowed))),
   ];

@@ -207,7 +207,8 @@ export function modelPaths(model: ContentType, registry: Registry, tag: string):
     if (!doc) throw new Error(`core/openapi/operations.ts: no documentation for the record route ${route.method.toUpperCase()} ${route.path || '/'}`);
     const built = doc.build(model, registry);
     const responses: Record<string, unknown> = { '200': built.ok };
-    for (const e of doc.errors) responses[String(errorStatus(e))] = ref('responses', e);
+    // Every record route passes the per-caller gate (core/http/caller-gate.ts): 429 when its line is full.
+    for (const e of [...doc.errors, 'TooManyRequests' as const]) responses[String(errorStatus(e))] = ref('responses', e);
     responses.default = ref('responses', DEFAULT_ERROR);
     const operation: Operation = {
       operationId: doc.id(p),

@@ -156,7 +156,8 @@ describe('OpenAPI document: valid, lint-clean, complete', () => {
     expect(everyKind.components.schemas.HelloGreeting).to.be.an('object');
     expect(everyKind.components.responses.TooManyRequests).to.be.an('object');
     expect(everyKind.tags.map((t: Obj) => t.name)).to.include('hello');
-    expect(shipped.components.responses).to.not.have.property('TooManyRequests'); // unused without a plugin that rate limits
+    // every record route passes the per-caller gate (CALLER_CONCURRENCY / CALLER_QUEUE): its 429 is documented
+    expect(shipped.paths['/api/fee-type'].get.responses['429']).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
     const registry = fixtureRegistry();
     expect(() => buildOpenApiDocument({ registry, fragments: [{ plugin: 'a', fragment: helloFragment }, { plugin: 'b', fragment: helloFragment }] })).to.throw(OpenApiMergeError, /already in the document/);
     const clash = { paths: {}, components: { schemas: { Member: { type: 'string' } } } };

@@ -33,6 +33,13 @@ describe('config', () => {
     expect(() => loadConfig({ ...base, QUERY_MAX_RELATION_HOPS: '-1' }, root)).to.throw(ConfigError, /QUERY_MAX_RELATION_HOPS/);
   });
 
+  it('reads the per-caller gate: CALLER_CONCURRENCY (at least 1) and CALLER_QUEUE', () => {
+    expect(loadConfig(base, root).callerGate).to.deep.equal({ running: 6, waiting: 100 });
+    expect(loadConfig({ ...base, CALLER_CONCURRENCY: '2', CALLER_QUEUE: '0' }, root).callerGate).to.deep.equal({ running: 2, waiting: 0 });
+    expect(loadConfig({ ...base, CALLER_CONCURRENCY: '0' }, root).callerGate.running).to.equal(1);
+    expect(() => loadConfig({ ...base, CALLER_QUEUE: 'many' }, root)).to.throw(ConfigError, /CALLER_QUEUE/);
+  });
+
   it('populate and answer bounds: defaults, settings, and a per-parent default above the maximum refused', () => {
     const c = loadConfig({ ...base }, root);
     expect([c.populateDefaultLimit, c.populateMaxLimit, c.answerMaxRecords, c.answerMaxBytes]).to.deep.equal([10, 100, 50_000, 16 * 1024 * 1024]);

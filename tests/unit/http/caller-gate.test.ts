@@ -1,0 +1,51 @@
+/** CallerGate: turns per caller, first come first served, refused past the line, nothing kept after. */
+import { expect } from 'chai';
+import { RateLimitedError } from '../../../core/errors/errors';
+import { CallerGate } from '../../../core/http/caller-gate';
+
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('CallerGate', () => {
+  it('runs `running` at once, queues `waiting` more in arrival order, refuses the next; other callers are apart', async () => {
+    const gate = new CallerGate({ running: 2, waiting: 2 });
+    const order: string[] = [];
+    await gate.acquire('a');
+    await gate.acquire('a');
+    const third = gate.acquire('a').then(() => order.push('third'));
+    const fourth = gate.acquire('a').then(() => order.push('fourth'));
+    let refused: unknown = null;
+    await gate.acquire('a').catch((e: unknown) => (refused = e));
+    expect(refused).to.be.instanceOf(RateLimitedError);
+    expect((refused as RateLimitedError).details).to.include({ limit: 'callerConcurrency', setting: 'CALLER_QUEUE', retryAfterSeconds: 1 });
+    // another caller has its own turns
+    await gate.acquire('b');
+    await tick();
+    expect(order).to.deep.equal([]);
+    gate.release('a');
+    await third;
+    expect(order).to.deep.equal(['third']);
+    gate.release('a');
+    await fourth;
+    expect(order).to.deep.equal(['third', 'fourth']);
+    // the line has room again: one more waits instead of being refused
+    const fifth = gate.acquire('a');
+    gate.release('a');
+    await fifth;
+    gate.release('a');
+    gate.release('a');
+    gate.release('b');
+    expect(gate.size).to.equal(0);
+  });
+
+  it('waiting: 0 refuses at once while every turn is taken', async () => {
+    const gate = new CallerGate({ running: 1, waiting: 0 });
+    await gate.acquire('x');
+    let refused = false;
+    await gate.acquire('x').catch(() => (refused = true));
+    expect(refused).to.equal(true);
+    gate.release('x');
+    await gate.acquire('x');
+    gate.release('x');
+    expect(gate.size).to.equal(0);
+  });
+});
