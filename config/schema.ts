@@ -2,7 +2,7 @@
  * Every setting, its environment name, default and parser, in one table (CONTRACT: Environment).
  * config/index.ts is the only reader of process.env.
  */
-import { parseBoolean, parseDuration, parseList, parsePositiveInt, parseSources } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseList, parseLogLevel, parsePositiveInt, parseSources } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -22,7 +22,7 @@ export interface Config {
   readonly autoMigrate: boolean;
   readonly allowDestructive: boolean;
   readonly apiMaxLimit: number;
-  readonly logLevel: string;
+  readonly logLevel: LogLevel;
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
   readonly uploadMaxBytes: number;
@@ -76,7 +76,7 @@ export const SETTINGS = {
   autoMigrate: setting('AUTO_MIGRATE', '', str, 'generate + apply a migration for a registry change at start (default: on outside production)'),
   allowDestructive: setting('MIGRATE_ALLOW_DESTRUCTIVE', 'false', parseBoolean, 'let automatic migrations drop columns/tables'),
   apiMaxLimit: setting('API_MAX_LIMIT', '100', parsePositiveInt, 'largest limit honoured on Find'),
-  logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
+  logLevel: setting('LOG_LEVEL', 'info', parseLogLevel, 'log level: fatal, error, warn, info, debug, trace or silent'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', '10485760', parsePositiveInt, 'per-file upload limit'),
