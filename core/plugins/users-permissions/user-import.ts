@@ -12,7 +12,6 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
-import { AppError } from '../../errors/app-error';
 import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
@@ -116,10 +115,7 @@ function readRows(file: string): SourceRow[] {
   return data.map((d: unknown, i) => ({ at: `item ${i + 1}`, data: typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : {} }));
 }
 
-function describe(e: unknown): string {
-  if (e instanceof AppError) return e.message;
-  return e instanceof Error ? e.message : String(e);
-}
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The user model's maxLength per field: checked here, so both databases refuse the same rows (SQLite would store them). */
 function lengthLimits(rt: Runtime): Map<string, number> {
