@@ -32,3 +32,14 @@ export function parseSources(raw: string): ('email' | 'mobile')[] {
   for (const s of list) if (s !== 'email' && s !== 'mobile') throw new Error(`"${s}" is not a validation source (email, mobile)`);
   return [...new Set(list)] as ('email' | 'mobile')[];
 }
+
+/** pino's levels, quietest last: a name outside them would crash the logger with a stack trace. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function parseLogLevel(raw: string): LogLevel {
+  const v = raw.trim().toLowerCase();
+  const level = LOG_LEVELS.find((l) => l === v);
+  if (!level) throw new Error(`"${raw}" is not a log level (one of: ${LOG_LEVELS.join(', ')})`);
+  return level;
+}

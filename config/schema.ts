@@ -3,7 +3,7 @@
  * config/index.ts is the only reader of process.env.
  */
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
-import { parseBoolean, parseDuration, parseList, parsePositiveInt, parseSources } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseList, parseLogLevel, parsePositiveInt, parseSources } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -33,7 +33,7 @@ export interface Config {
   readonly query: { readonly maxRelationHops: number; readonly maxRelationScopes: number; readonly timeoutMs: number };
   /** Record requests of one caller that run at once, and that may wait for a turn (core/http/caller-gate.ts). */
   readonly callerGate: { readonly running: number; readonly waiting: number };
-  readonly logLevel: string;
+  readonly logLevel: LogLevel;
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
   readonly uploadMaxBytes: number;
@@ -100,7 +100,7 @@ export const SETTINGS = {
   callerConcurrency: setting('CALLER_CONCURRENCY', '6', parsePositiveInt, 'record requests of one caller (user, or address without a token) that run at once; more wait for a turn'),
   callerQueue: setting('CALLER_QUEUE', '100', parsePositiveInt, 'record requests of one caller that may wait for a turn; past that 429'),
   queryTimeout: setting('QUERY_TIMEOUT', '10s', parseDuration, 'longest one database statement may run; it is stopped then and the request answers 504 (0: no limit)'),
-  logLevel: setting('LOG_LEVEL', 'info', str, 'pino level'),
+  logLevel: setting('LOG_LEVEL', 'info', parseLogLevel, 'log level: fatal, error, warn, info, debug, trace or silent'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', '10485760', parsePositiveInt, 'per-file upload limit'),

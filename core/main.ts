@@ -4,7 +4,7 @@ import { enabledPlugins } from '../config/plugins';
 import { DestructiveChangeError, prepareSchema } from '../database/migrate';
 import { boot } from './boot';
 import { createApp } from './http/app';
-import { listen, onShutdownSignal } from './http/server';
+import { ListenError, listen, onShutdownSignal } from './http/server';
 import { RegistryError } from './registry';
 
 async function main(): Promise<void> {
@@ -21,14 +21,17 @@ async function main(): Promise<void> {
     throw e;
   }
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
-  const server = await listen(createApp(deps), config.port, config.host, { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs });
+  const server = await listen(createApp(deps), config.port, config.host, { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs }).catch(async (e: unknown) => {
+    await deps.close();
+    throw e;
+  });
   log.info({ port: config.port, host: config.host, database: deps.dialect.name, models: deps.registry.contentTypes.map((c) => c.name) }, `listening on http://localhost:${config.port}`);
   onShutdownSignal(server, () => deps.close(), log);
 }
 
 main().catch((e: unknown) => {
-  // A bad model, setting or pending destructive change: one clear line, no stack trace.
-  if (e instanceof RegistryError || e instanceof ConfigError || e instanceof DestructiveChangeError) {
+  // A bad model, setting, pending destructive change or a port in use: one clear line, no stack trace.
+  if (e instanceof RegistryError || e instanceof ConfigError || e instanceof DestructiveChangeError || e instanceof ListenError) {
     console.error(`error: ${e.message}`);
   } else {
     console.error(e);

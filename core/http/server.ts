@@ -28,6 +28,24 @@ function lastOnSocket(res: ServerResponse): void {
   if (!res.headersSent) res.shouldKeepAlive = false;
 }
 
+/** The server could not listen (port taken, privileged port, unknown address): one clear line at start. */
+export class ListenError extends Error {}
+
+/** A listen failure → what to do about it, in the settings' words; anything else unchanged. */
+export function listenError(err: unknown, port: number, host: string): unknown {
+  switch ((err as NodeJS.ErrnoException | null)?.code) {
+    case 'EADDRINUSE':
+      return new ListenError(`port ${port} is in use (another instance running?) — set PORT or stop it`);
+    case 'EACCES':
+      return new ListenError(`port ${port} needs privileges this process lacks — set PORT to 1024 or above`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ListenError(`HOST ${host} is not an address of this machine — set HOST (0.0.0.0: every address)`);
+    default:
+      return err;
+  }
+}
+
 export function listen(app: Koa<RequestState>, port: number, host: string, timeouts: Partial<HttpTimeouts> = {}): Promise<Server> {
   const t = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
   // Node checks the request and headers timeouts on this interval (default 30 s); check often enough
@@ -47,9 +65,10 @@ export function listen(app: Koa<RequestState>, port: number, host: string, timeo
   });
   inFlight.set(server, active);
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error): void => reject(listenError(err, port, host));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve(server);
     });
   });

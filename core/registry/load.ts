@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { basename, extname, join, relative } from 'node:path';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { RegistryError } from './registry-error';
 
 export interface RawDocument {
@@ -26,11 +26,13 @@ export function loadDocuments(sources: readonly ModelSource[], rootDir: string):
     for (const f of files) {
       const full = join(dir, f);
       const shown = relative(rootDir, full).startsWith('..') ? full : relative(rootDir, full);
-      const doc = parseDocument(readFileSync(full, 'utf8'), { prettyErrors: false });
+      // prettyErrors would append a code excerpt to the message; the line counter gives the position alone.
+      const lines = new LineCounter();
+      const doc = parseDocument(readFileSync(full, 'utf8'), { prettyErrors: false, lineCounter: lines });
       const first = doc.errors[0];
       if (first) {
-        const line = first.linePos?.[0].line;
-        throw new RegistryError(`${shown}: ${line ? `line ${line}: ` : ''}${first.message.split('\n')[0]}`);
+        const { line, col } = lines.linePos(first.pos[0]);
+        throw new RegistryError(`${shown}: line ${line}, column ${col}: ${first.message.split('\n')[0]}`);
       }
       docs.push({ file: shown, stem: basename(f, extname(f)), plugin, data: doc.toJS() });
     }

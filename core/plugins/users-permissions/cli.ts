@@ -3,19 +3,14 @@
  * Users the operator creates have their e-mail marked verified: the operator vouches for the address,
  * so a later OTP sign-in never treats their password as a stranger's (service.ts, `verified`).
  */
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
 import { withFolds } from '../../plugin-api';
-import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
 import { AUTHENTICATED, seed } from './seed';
-import { normalize, nowIso } from './util';
-
-export const IMPORT_BATCH = 100;
+import { formatImport, importUsers } from './user-import';
+import { nowIso } from './util';
 
 const list = (s: string | undefined): string[] => (s ?? '').split(/[,;|]/).map((x) => x.trim()).filter(Boolean);
 
@@ -31,110 +26,6 @@ function checkPassword(p: string): void {
 function describe(e: unknown): string {
   if (e instanceof AppError) return `${e.message}${e.details.fields ? ` ${JSON.stringify(e.details.fields)}` : ''}`;
   return e instanceof Error ? e.message : String(e);
-}
-
-interface ImportRow {
-  readonly line: number;
-  readonly username: string;
-  readonly email: string;
-  readonly password: string;
-  readonly fullName: string | null;
-  readonly mobile: string | null;
-  readonly roles: string[];
-}
-
-/** Minimal CSV: a header row, comma-separated, double quotes for values holding commas or quotes. */
-export function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      if (row.some((x) => x !== '')) rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  row.push(cell);
-  if (row.some((x) => x !== '')) rows.push(row);
-  const [header, ...body] = rows;
-  if (!header) return [];
-  const keys = header.map((h) => h.trim());
-  return body.map((r) => Object.fromEntries(keys.map((k, i) => [k, (r[i] ?? '').trim()])));
-}
-
-function readRows(file: string): Record<string, unknown>[] {
-  const text = readFileSync(file, 'utf8');
-  if (extname(file).toLowerCase() === '.json') {
-    const data = JSON.parse(text) as unknown;
-    if (!Array.isArray(data)) fail(`${file}: a JSON import must be an array of users`);
-    return data as Record<string, unknown>[];
-  }
-  return parseCsv(text);
-}
-
-export async function importUsers(rt: Runtime, file: string, opts: { progress: boolean }): Promise<{ created: number; rejected: { line: number; reason: string }[] }> {
-  const raw = readRows(file);
-  const rejected: { line: number; reason: string }[] = [];
-  const seen = new Set<string>();
-  const valid: ImportRow[] = [];
-  raw.forEach((r, i) => {
-    const line = i + 1;
-    const str = (k: string): string => (typeof r[k] === 'string' ? (r[k] as string).trim() : r[k] === undefined || r[k] === null ? '' : String(r[k]));
-    const username = str('username');
-    const email = str('email');
-    const password = typeof r.password === 'string' ? r.password : '';
-    const roles = Array.isArray(r.roles) ? (r.roles as unknown[]).map(String) : list(str('roles'));
-    const problems: string[] = [];
-    if (!USERNAME_PATTERN.test(username)) problems.push('username is missing or invalid');
-    if (!EMAIL_PATTERN.test(email)) problems.push('email is missing or invalid');
-    problems.push(...passwordProblems(password).map((p) => `password ${p}`));
-    for (const key of [`u:${normalize(username)}`, `e:${normalize(email)}`]) {
-      if (seen.has(key)) problems.push(`${key.startsWith('u') ? 'username' : 'email'} appears twice in the file`);
-      seen.add(key);
-    }
-    if (problems.length) rejected.push({ line, reason: problems.join('; ') });
-    else valid.push({ line, username, email, password, fullName: str('fullName') || null, mobile: str('mobile') || null, roles: roles.length ? roles : [AUTHENTICATED] });
-  });
-  const bar = opts.progress ? new SingleBar({ format: 'importing users [{bar}] {value}/{total}' }, Presets.shades_classic) : null;
-  bar?.start(raw.length, rejected.length);
-  let created = 0;
-  for (let i = 0; i < valid.length; i += IMPORT_BATCH) {
-    const batch = valid.slice(i, i + IMPORT_BATCH);
-    const hashed = await Promise.all(batch.map((u) => rt.passwords.hash(u.password)));
-    let done = 0;
-    try {
-      // One transaction per batch: a failure inside leaves the batch unwritten and reports each row.
-      await rt.store.db.transaction(async (trx) => {
-        for (const [j, u] of batch.entries()) {
-          try {
-            await rt.store.createUser({ username: u.username, email: u.email, fullName: u.fullName, mobile: u.mobile, passwordHash: hashed[j], active: true, roles: u.roles, emailVerified: true }, trx);
-          } catch (e) {
-            throw Object.assign(new Error(describe(e)), { line: u.line });
-          }
-        }
-      });
-      done = batch.length;
-    } catch (e) {
-      const at = (e as { line?: number }).line;
-      for (const u of batch) rejected.push({ line: u.line, reason: u.line === at ? describe(e) : 'batch rolled back (another row of it failed)' });
-    }
-    created += done;
-    bar?.increment(batch.length);
-  }
-  bar?.stop();
-  rejected.sort((a, b) => a.line - b.line);
-  return { created, rejected };
 }
 
 export function registerIdentityCli(program: Command, runtime: () => Promise<Runtime>): void {
@@ -166,14 +57,14 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
 
   program
     .command('user:import <file>')
-    .description('import users from a CSV (header: username,email,password,fullName,mobile,roles) or JSON array; one transaction per batch')
+    .description('import users from a CSV (header: username,email,password,fullName,mobile,roles) or JSON array, all or nothing; reports every row')
+    .option('--skip-existing', 'skip (and report) rows whose username or e-mail already belongs to a user, instead of failing them')
     .option('--no-progress', 'no progress bar')
-    .action(async (file: string, o: { progress: boolean }) => {
+    .action(async (file: string, o: { progress: boolean; skipExisting?: boolean }) => {
       const rt = await ready();
-      const { created, rejected } = await importUsers(rt, file, { progress: o.progress && process.stdout.isTTY === true });
-      console.log(`created ${created} users, rejected ${rejected.length}`);
-      for (const r of rejected) console.log(`  row ${r.line}: ${r.reason}`);
-      if (rejected.length) process.exitCode = 2;
+      const result = await importUsers(rt, file, { progress: o.progress && process.stdout.isTTY === true, skipExisting: o.skipExisting === true });
+      for (const line of formatImport(result)) console.log(line);
+      if (result.failed > 0) process.exitCode = 2;
     });
 
   program

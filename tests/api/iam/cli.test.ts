@@ -89,23 +89,115 @@ for (const dialect of DIALECTS) {
       await app.signIn(u.username, 'set-by-admin-1');
     });
 
-    it('user:import takes CSV and JSON, writes the valid rows and reports the rejected ones', async () => {
+    const importFile = (name: string, text: string): string => {
       mkdirSync(app.env.DATA_DIR, { recursive: true });
-      const csv = join(app.env.DATA_DIR, 'users.csv');
-      writeFileSync(csv, 'username,email,password,fullName,roles\nann,ann@example.test,ann-pass-1,Ann,editor\nbob,bad-email,bob-pass-1,Bob,\nann,ann2@example.test,ann-pass-2,Dup,\ndave,dave@example.test,"dave,pass-1","Dave, D",authenticated;editor\n');
+      const file = join(app.env.DATA_DIR, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const signsIn = async (username: string, password: string): Promise<boolean> => (await app.anon.post('/api/iam/authenticate', { username, password })).status === 200;
+
+    it('user:import is all or nothing: a failing row writes nobody, and every row is reported with its line', async () => {
+      // Row "dave" has a quoted line break in fullName: the rows after it start one line further down.
+      const csv = importFile('users.csv', 'username,email,password,fullName,roles\nann,ann@example.test,ann-pass-1,Ann,editor\nbob,bad-email,bob-pass-1,Bob,\ndave,dave@example.test,"dave,pass-1","Dave\nD",authenticated;editor\nann,ann2@example.test,ann-pass-2,Dup,\neve,eve@example.test,eve-pass-1,Eve,nosuchrole\n');
       const r = cli('user:import', csv, '--no-progress');
-      expect(r.code).to.equal(2);
-      expect(r.out).to.contain('created 2 users, rejected 2');
-      expect(r.out).to.match(/row 2: email is missing or invalid/);
-      expect(r.out).to.match(/row 3: username appears twice/);
+      expect(r.code, r.err).to.equal(2);
+      expect(r.out.split('\n')).to.deep.equal([
+        'line 2: not written ann (another row failed: nothing was written)',
+        'line 3: failed bob (email is missing or invalid)',
+        'line 4: not written dave (another row failed: nothing was written)',
+        'line 6: failed ann (username appears twice in the file)',
+        'line 7: failed eve (unknown role nosuchrole)',
+        'nothing written: 3 of 5 rows failed (the import is one transaction); fix them and run the same command again',
+        '',
+      ]);
+      expect(await signsIn('ann', 'ann-pass-1')).to.equal(false);
+      expect(await signsIn('dave', 'dave,pass-1')).to.equal(false);
+
+      // Fixed, the same command writes every row and reports each new user.
+      writeFileSync(csv, 'username,email,password,fullName,roles\nann,ann@example.test,ann-pass-1,Ann,editor\nbob,bob@example.test,bob-pass-1,Bob,\ndave,dave@example.test,"dave,pass-1","Dave\nD",authenticated;editor\n');
+      const fixed = cli('user:import', csv, '--no-progress');
+      expect(fixed.code, fixed.out + fixed.err).to.equal(0);
+      const lines = fixed.out.trim().split('\n');
+      expect(lines).to.have.length(4);
+      expect(lines[0]).to.match(/^line 2: created ann \(id \d+\)$/);
+      expect(lines[1]).to.match(/^line 3: created bob \(id \d+\)$/);
+      expect(lines[2]).to.match(/^line 4: created dave \(id \d+\)$/);
+      expect(lines[3]).to.equal('imported: 3 created, 0 skipped');
       const dave = await app.signIn('dave', 'dave,pass-1');
       expect(dave.roles).to.deep.equal(['authenticated', 'editor']);
-      const json = join(app.env.DATA_DIR, 'users.json');
-      writeFileSync(json, JSON.stringify([{ username: 'erin', email: 'erin@example.test', password: 'erin-pass-1' }, { username: 'ann', email: 'ann3@example.test', password: 'ann-pass-3' }]));
-      const j = cli('user:import', json, '--no-progress');
-      expect(j.out).to.contain('created 0 users, rejected 2');
-      expect(j.out).to.match(/row 2: username .*already taken/);
-      expect(j.out).to.match(/row 1: batch rolled back/);
+      expect((await app.signIn('bob', 'bob-pass-1')).roles).to.deep.equal(['authenticated']);
+    });
+
+    it('user:import runs again after a partial import: without --skip-existing the users already there fail, with it they are skipped and reported', async () => {
+      const first = importFile('first.json', JSON.stringify([{ username: 'erin', email: 'erin@example.test', password: 'erin-pass-1' }]));
+      expect(cli('user:import', first, '--no-progress').code).to.equal(0);
+      const all = importFile(
+        'all.json',
+        JSON.stringify([
+          { username: 'erin', email: 'erin@example.test', password: 'erin-pass-1' },
+          { username: 'frank', email: 'frank@example.test', password: 'frank-pass-1', roles: ['authenticated', 'editor'] },
+          { username: 'gina', email: 'ADMIN@example.test', password: 'gina-pass-1' },
+        ]),
+      );
+      const strict = cli('user:import', all, '--no-progress');
+      expect(strict.code).to.equal(2);
+      expect(strict.out).to.contain('item 1: failed erin (username erin is already taken (--skip-existing skips it); email erin@example.test is already taken (--skip-existing skips it))');
+      expect(strict.out).to.contain('item 2: not written frank');
+      expect(strict.out).to.contain('item 3: failed gina (email ADMIN@example.test is already taken (--skip-existing skips it))');
+      expect(await signsIn('frank', 'frank-pass-1')).to.equal(false);
+
+      const skipping = cli('user:import', all, '--no-progress', '--skip-existing');
+      expect(skipping.code, skipping.out + skipping.err).to.equal(0);
+      const lines = skipping.out.trim().split('\n');
+      expect(lines[0]).to.equal('item 1: skipped erin (username erin and email erin@example.test already exist)');
+      expect(lines[1]).to.match(/^item 2: created frank \(id \d+\)$/);
+      expect(lines[2]).to.equal('item 3: skipped gina (email ADMIN@example.test already exists)');
+      expect(lines[3]).to.equal('imported: 1 created, 2 skipped');
+      expect((await app.signIn('frank', 'frank-pass-1')).roles).to.deep.equal(['authenticated', 'editor']);
+      expect(await signsIn('erin', 'erin-pass-1')).to.equal(true); // untouched
+      expect(await signsIn('gina', 'gina-pass-1')).to.equal(false);
+
+      // Everything there: a third run skips every row and writes nothing.
+      const again = cli('user:import', all, '--no-progress', '--skip-existing');
+      expect(again.code).to.equal(0);
+      expect(again.out.trim().split('\n').pop()).to.equal('imported: 0 created, 3 skipped');
+    });
+
+    it('user:import refuses on both databases what one of them would refuse: over-long fields, a mobile twice or already taken', async () => {
+      const long = `${'x'.repeat(250)}@example.test`; // 263 characters: PostgreSQL's column would refuse it, SQLite's would not
+      expect(cli('user:create', '--username', 'mobileowner', '--email', 'mobileowner@example.test', '--password', 'owner-pass-1', '--mobile', '+1 555 0100').code).to.equal(0);
+      const file = importFile(
+        'lengths.json',
+        JSON.stringify([
+          { username: 'hank', email: long, password: 'hank-pass-1' },
+          { username: 'ivy', email: 'ivy@example.test', password: 'ivy-pass-1', mobile: '+1 555 0199' },
+          { username: 'jack', email: 'jack@example.test', password: 'jack-pass-1', mobile: '+1 (555) 0199' },
+          { username: 'kim', email: 'kim@example.test', password: 'kim-pass-1', mobile: '+1-555-0100' },
+          { username: 'leo', email: 'leo@example.test', password: 'leo-pass-1', fullName: 'L'.repeat(256) },
+        ]),
+      );
+      const r = cli('user:import', file, '--no-progress', '--skip-existing');
+      expect(r.code).to.equal(2);
+      expect(r.out.trim().split('\n')).to.deep.equal([
+        'item 1: failed hank (email is longer than 255 characters)',
+        'item 2: not written ivy (another row failed: nothing was written)',
+        'item 3: failed jack (mobile appears twice in the file)',
+        'item 4: failed kim (mobile +1-555-0100 is already taken)',
+        'item 5: failed leo (fullName is longer than 255 characters)',
+        'nothing written: 4 of 5 rows failed (the import is one transaction); fix them and run the same command again',
+      ]);
+      expect(await signsIn('ivy', 'ivy-pass-1')).to.equal(false);
+    });
+
+    it('user:import: a file it cannot read is one clear line and exit 1', async () => {
+      const broken = importFile('broken.json', '[{"username": "x"');
+      const r = cli('user:import', broken, '--no-progress');
+      expect(r.code).to.equal(1);
+      expect(r.err).to.match(/^error: .*broken\.json: not valid JSON/);
+      const missing = cli('user:import', join(app.env.DATA_DIR, 'nope.csv'), '--no-progress');
+      expect(missing.code).to.equal(1);
+      expect(missing.err).to.match(/^error: .*nope\.csv: cannot be read \(ENOENT\)/);
     });
   });
 }
