@@ -93,7 +93,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       maxRelationScopes: read(env, SETTINGS.queryMaxRelationScopes),
       timeoutMs: Math.round(read(env, SETTINGS.queryTimeout) * 1000),
     },
-    callerGate: { running: Math.max(1, read(env, SETTINGS.callerConcurrency)), waiting: read(env, SETTINGS.callerQueue) },
+    callerGate: {
+      running: Math.max(1, read(env, SETTINGS.callerConcurrency)),
+      waiting: read(env, SETTINGS.callerQueue),
+      maxWaitMs: Math.max(1, Math.round(read(env, SETTINGS.callerQueueTimeout) * 1000)),
+    },
     logLevel: read(env, SETTINGS.logLevel),
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),

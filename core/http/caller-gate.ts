@@ -4,10 +4,13 @@
  * connection of the pool, and everyone else's reads and sign-ins wait for a slot until they answer 503.
  * So at most `running` record requests of one caller (its user id; without a token, its address) run at
  * once; up to `waiting` more wait in line for a turn (holding no connection), and past that the request
- * answers 429 at once. A caller can slow only itself down.
+ * answers 429 at once. A turn that does not come within `maxWaitMs` answers 503, as a request waiting
+ * that long for a pooled connection would (while the database hangs, the earlier requests themselves
+ * take that long to fail: the waiting ones must not add their time to it). A caller can slow only
+ * itself down.
  */
 import type { Middleware } from 'koa';
-import { RateLimitedError } from '../errors/errors';
+import { RateLimitedError, ServiceUnavailableError } from '../errors/errors';
 import type { RequestState } from './state';
 
 export interface CallerGateLimits {
@@ -15,6 +18,8 @@ export interface CallerGateLimits {
   readonly running: number;
   /** Requests of one caller that may wait for a turn beyond those (CALLER_QUEUE). */
   readonly waiting: number;
+  /** Longest wait for a turn (CALLER_QUEUE_TIMEOUT), in milliseconds. */
+  readonly maxWaitMs: number;
 }
 
 interface Lane {
@@ -47,7 +52,23 @@ export class CallerGate {
       );
     }
     // The turn passes from the request that ends straight to this one: `running` stays as it is.
-    await new Promise<void>((resolve) => lane.queue.push(resolve));
+    const queue = lane.queue;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        queue.splice(queue.indexOf(turn), 1);
+        reject(
+          new ServiceUnavailableError(
+            `no turn within ${this.limits.maxWaitMs} ms: earlier requests of this caller are still running (settings CALLER_CONCURRENCY, CALLER_QUEUE_TIMEOUT); retry shortly`,
+            { limit: 'callerConcurrency', setting: 'CALLER_QUEUE_TIMEOUT' },
+          ),
+        );
+      }, this.limits.maxWaitMs);
+      const turn = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      queue.push(turn);
+    });
   }
 
   release(caller: string): void {

@@ -11,19 +11,10 @@ import { join } from 'node:path';
 import { DIALECTS, type TestDialect } from '../../helpers/dialects';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db';
 import { ROOT, TEST_JWT_SECRET } from '../../helpers/test-app';
+import { freePort } from '../../helpers/free-port';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether nothing listens on the port: we can bind it ourselves. */
 function portIsFree(port: number): Promise<boolean> {

@@ -4,24 +4,14 @@
  */
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DIALECTS } from '../../helpers/dialects';
 import { client, type Client } from '../../helpers/http';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
+import { freePort } from '../../helpers/free-port';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls until `probe` answers `status`; the milliseconds it took. */
 async function until(probe: () => Promise<number>, status: number, limitMs: number): Promise<number> {

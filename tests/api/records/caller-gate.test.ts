@@ -1,7 +1,7 @@
 /**
  * Issue 13 item 1: one caller cannot hold every database connection. At most CALLER_CONCURRENCY record
  * requests of one caller run at once, CALLER_QUEUE more wait for a turn, and past that 429 at once;
- * other callers are not held up. A multipart write whose body is still arriving holds its turn (the
+ * other callers are not held up; a turn that does not come within CALLER_QUEUE_TIMEOUT answers 503. A multipart write whose body is still arriving holds its turn (the
  * form is read inside the route), which makes the overlap deterministic here.
  */
 import { request, type ClientRequest } from 'node:http';
@@ -88,7 +88,7 @@ for (const dialect of DIALECTS) {
     describe('one running, one waiting', () => {
       let app: TestApp;
       before(async () => {
-        app = await startTestApp(dialect, { env: { CALLER_CONCURRENCY: '1', CALLER_QUEUE: '1' } });
+        app = await startTestApp(dialect, { env: { CALLER_CONCURRENCY: '1', CALLER_QUEUE: '1', CALLER_QUEUE_TIMEOUT: '60s' } });
       });
       after(async () => app?.close());
 
@@ -116,6 +116,29 @@ for (const dialect of DIALECTS) {
         // It ran after the upload ended: it sees the institute the upload created.
         expect(served.body.records).to.have.length(1);
         // Every turn was given back.
+        expect((await app.http.get('/api/institute')).status).to.equal(200);
+      });
+    });
+
+    describe('a turn that does not come in time', () => {
+      let app: TestApp;
+      before(async () => {
+        app = await startTestApp(dialect, { env: { CALLER_CONCURRENCY: '1', CALLER_QUEUE: '5', CALLER_QUEUE_TIMEOUT: '300ms' } });
+      });
+      after(async () => app?.close());
+
+      it('answers 503 naming CALLER_QUEUE_TIMEOUT after about that long, and the line moves on', async () => {
+        const upload = startSlowUpload(app, app.admin?.accessToken ?? '', 'G3');
+        await settle();
+        const started = Date.now();
+        const waited = await app.http.get('/api/institute');
+        expect(waited.status, waited.text).to.equal(503);
+        expect(Date.now() - started).to.be.at.least(250);
+        expect(waited.body.error.name).to.equal('ServiceUnavailableError');
+        expect(waited.body.error.details).to.include({ limit: 'callerConcurrency', setting: 'CALLER_QUEUE_TIMEOUT' });
+        expect(waited.headers.get('retry-after')).to.equal('1');
+        upload.finish();
+        expect(await upload.answer).to.equal(200);
         expect((await app.http.get('/api/institute')).status).to.equal(200);
       });
     });

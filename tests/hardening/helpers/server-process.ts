@@ -1,10 +1,12 @@
 /** A real server process (`node dist/core/main.js`) on a fresh database, for shutdown, fault and soak scenarios. */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, TEST_ADMIN, TEST_JWT_SECRET } from '../../helpers/test-app';
 import { bearerTokens } from './load';
+import { freePort } from '../../helpers/free-port';
+
+export { freePort };
 
 export interface ServerProcess {
   readonly url: string;
@@ -23,16 +25,6 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts the server with `env` (DATABASE_URL, DATA_DIR, MIGRATIONS_DIR …) and waits until it listens. */
 export async function startServerProcess(env: Record<string, string>, opts: { bootTimeoutMs?: number } = {}): Promise<ServerProcess> {

@@ -1,13 +1,13 @@
 /** CallerGate: turns per caller, first come first served, refused past the line, nothing kept after. */
 import { expect } from 'chai';
-import { RateLimitedError } from '../../../core/errors/errors';
+import { RateLimitedError, ServiceUnavailableError } from '../../../core/errors/errors';
 import { CallerGate } from '../../../core/http/caller-gate';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 describe('CallerGate', () => {
   it('runs `running` at once, queues `waiting` more in arrival order, refuses the next; other callers are apart', async () => {
-    const gate = new CallerGate({ running: 2, waiting: 2 });
+    const gate = new CallerGate({ running: 2, waiting: 2, maxWaitMs: 60_000 });
     const order: string[] = [];
     await gate.acquire('a');
     await gate.acquire('a');
@@ -38,7 +38,7 @@ describe('CallerGate', () => {
   });
 
   it('waiting: 0 refuses at once while every turn is taken', async () => {
-    const gate = new CallerGate({ running: 1, waiting: 0 });
+    const gate = new CallerGate({ running: 1, waiting: 0, maxWaitMs: 60_000 });
     await gate.acquire('x');
     let refused = false;
     await gate.acquire('x').catch(() => (refused = true));
@@ -46,6 +46,23 @@ describe('CallerGate', () => {
     gate.release('x');
     await gate.acquire('x');
     gate.release('x');
+    expect(gate.size).to.equal(0);
+  });
+
+  it('a turn that does not come within maxWaitMs answers 503 naming CALLER_QUEUE_TIMEOUT and leaves the line', async () => {
+    const gate = new CallerGate({ running: 1, waiting: 5, maxWaitMs: 50 });
+    await gate.acquire('slow');
+    const started = Date.now();
+    let failed: unknown = null;
+    await gate.acquire('slow').catch((e: unknown) => (failed = e));
+    expect(Date.now() - started).to.be.at.least(45);
+    expect(failed).to.be.instanceOf(ServiceUnavailableError);
+    expect((failed as ServiceUnavailableError).details).to.include({ limit: 'callerConcurrency', setting: 'CALLER_QUEUE_TIMEOUT' });
+    // the timed-out request no longer holds a place: the next one gets the turn when it is released
+    const next = gate.acquire('slow');
+    gate.release('slow');
+    await next;
+    gate.release('slow');
     expect(gate.size).to.equal(0);
   });
 });

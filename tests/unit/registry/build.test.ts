@@ -1,26 +1,11 @@
 /** A bad content-type file stops the boot with one clear line: file, path inside it, problem. */
 import { expect } from 'chai';
 import { buildRegistry } from '../../../core/registry/build';
-import type { RawDocument } from '../../../core/registry/load';
-import { RegistryError } from '../../../core/registry';
-import { parseDocument } from 'yaml';
 import { compileLinearPattern, toRe2Syntax } from '../../../core/registry/linear-pattern';
+import { docs, failure } from '../../helpers/registry-docs';
 
 const INSTITUTE = 'userKey: code\nattributes:\n  name: { type: string, required: true, unique: true }\n  code: { type: string, required: true, unique: true }\n';
 
-function docs(files: Record<string, string>): RawDocument[] {
-  return Object.entries(files).map(([stem, text]) => ({ file: `content-types/${stem}.yaml`, stem, plugin: null, data: parseDocument(text).toJS() }));
-}
-
-function failure(files: Record<string, string>): string {
-  try {
-    buildRegistry(docs(files));
-  } catch (e) {
-    expect(e).to.be.instanceOf(RegistryError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a RegistryError');
-}
 
 const CASES: { name: string; files: Record<string, string>; message: string }[] = [
   {

@@ -4,24 +4,9 @@
  * line naming the file, the path inside it and the problem.
  */
 import { expect } from 'chai';
-import { parseDocument } from 'yaml';
-import { RegistryError } from '../../../core/registry';
 import { buildRegistry } from '../../../core/registry/build';
-import type { RawDocument } from '../../../core/registry/load';
+import { docs, failure } from '../../helpers/registry-docs';
 
-function docs(files: Record<string, string>): RawDocument[] {
-  return Object.entries(files).map(([stem, text]) => ({ file: `content-types/${stem}.yaml`, stem, plugin: null, data: parseDocument(text).toJS() }));
-}
-
-function failure(files: Record<string, string>): string {
-  try {
-    buildRegistry(docs(files));
-  } catch (e) {
-    expect(e).to.be.instanceOf(RegistryError);
-    return (e as Error).message;
-  }
-  throw new Error('expected a RegistryError');
-}
 
 const ROLE = 'attributes:\n  name: { type: string }\n';
 const USER = (roles: string) => `attributes:\n  name: { type: string }\n  roles: { type: relation, relation: manyToMany, target: role${roles} }\n`;
