@@ -3,8 +3,8 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { tmpDirOf } from '../../core/media/intake';
-import { LocalDiskStorage } from '../../core/media/local-disk';
 import { MediaService } from '../../core/media/service';
+import { storageOf } from '../../core/media/storage-of';
 import { cliDeps } from '../boot';
 
 /** Temporary upload files older than the grace period (left by a crash mid-upload). */
@@ -29,13 +29,15 @@ export function registerMedia(program: Command): void {
     .action(async (opts: { grace: string; dryRun?: boolean }) => {
       const minutes = Number(opts.grace);
       if (!Number.isFinite(minutes) || minutes < 0) throw new Error('--grace: minutes, a number ≥ 0');
-      const { config, db, registry } = cliDeps();
-      const storage = new LocalDiskStorage(config.uploadsDir);
-      const media = new MediaService({ storage, registry, publicUrl: config.publicUrl });
+      const { config, db, registry, log } = cliDeps();
+      const storage = storageOf(config, log);
+      const media = new MediaService({ storage, registry, publicUrl: config.publicUrl, log });
       const graceMs = minutes * 60_000;
       const dryRun = opts.dryRun === true;
       const report = await media.prune(db, { graceMs, dryRun });
       const tmp = await pruneTmp(tmpDirOf(config.uploadsDir), Date.now() - graceMs, dryRun);
+      await media.settled();
+      storage.close?.();
       console.log(`${dryRun ? 'would remove' : 'removed'} ${report.rows} media row(s), ${report.files} file(s) and ${tmp} temporary file(s)`);
     });
 }

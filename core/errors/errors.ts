@@ -12,6 +12,14 @@ export class AnswerTooLargeError extends AppError { readonly status = 413; }
 export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
 export class ServiceUnavailableError extends AppError { readonly status = 503; }
 
+/** 416 for a `Range` outside the file; `size` goes into its Content-Range header (unsatisfied-range form, RFC 9110). */
+export class RangeNotSatisfiableError extends AppError {
+  readonly status = 416;
+  constructor(readonly size: number) {
+    super(`the requested range is outside the file (${size} bytes)`, { size });
+  }
+}
+
 /** 429; `retryAfterSeconds` becomes the Retry-After header. */
 export class RateLimitedError extends AppError {
   readonly status = 429;
