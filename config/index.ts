@@ -91,6 +91,13 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config {
   };
 }
 
+/** UPLOADS_DRIVER=s3 needs the bucket; with `local`, S3 settings given are still checked (media:migrate --to s3 uses them). */
+function uploadsConfig(env: NodeJS.ProcessEnv): Config['uploads'] {
+  const driver = read(env, SETTINGS.uploadsDriver);
+  if (driver === 's3') return { driver, s3: s3Config(env) };
+  return { driver, s3: read(env, SETTINGS.s3Bucket).trim() === '' ? null : s3Config(env) };
+}
+
 /** Reads, validates and freezes the configuration. Throws ConfigError with one clear line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string = findRootDir()): Config {
   const nodeEnv = read(env, SETTINGS.nodeEnv);
@@ -122,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),
     uploadMaxBytes: read(env, SETTINGS.uploadMaxBytes),
-    uploads: read(env, SETTINGS.uploadsDriver) === 's3' ? { driver: 's3', s3: s3Config(env) } : { driver: 'local', s3: null },
+    uploads: uploadsConfig(env),
     redisUrl: nullable(read(env, SETTINGS.redisUrl)),
     corsOrigins: read(env, SETTINGS.corsOrigins),
     trustProxy: read(env, SETTINGS.trustProxy),

@@ -32,7 +32,7 @@ export interface Config {
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
   readonly uploadMaxBytes: number;
-  /** Where media bytes live (UPLOADS_DRIVER); `s3` is set only for the s3 driver. */
+  /** Where media bytes live (UPLOADS_DRIVER); `s3`: the bucket (always with the s3 driver; with local when S3_BUCKET is set, for media:migrate). */
   readonly uploads: { readonly driver: 'local' | 's3'; readonly s3: S3Config | null };
   readonly redisUrl: string | null;
   readonly corsOrigins: readonly string[];

@@ -6,6 +6,6 @@ import { S3Storage } from './s3';
 import type { StorageProvider } from './storage';
 
 export function storageOf(config: Config, log: Logger): StorageProvider {
-  if (config.uploads.driver === 's3' && config.uploads.s3) return new S3Storage(config.uploads.s3, log);
+  if (config.uploads.driver === 's3' && config.uploads.s3 !== null) return new S3Storage(config.uploads.s3, log);
   return new LocalDiskStorage(config.uploadsDir);
 }
