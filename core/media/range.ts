@@ -24,8 +24,7 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
     return { kind: 'part', start: Math.max(0, size - n), end: size - 1 };
   }
   const start = Number(spec[1]);
-  const end = spec[2] === '' ? size - 1 : Number(spec[2]);
-  if (end < start) return WHOLE; // `5-2` is invalid syntax, not an unsatisfiable range
+  if (spec[2] !== '' && Number(spec[2]) < start) return WHOLE; // `5-2` is invalid syntax, not an unsatisfiable range
   if (start >= size) return UNSATISFIABLE;
-  return { kind: 'part', start, end: Math.min(end, size - 1) };
+  return { kind: 'part', start, end: spec[2] === '' ? size - 1 : Math.min(Number(spec[2]), size - 1) };
 }
