@@ -6,6 +6,8 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { DIALECTS } from '../../helpers/dialects';
 import { png, sendForm, sha256 } from '../../helpers/multipart';
 import { userWith } from '../../helpers/roles';
@@ -26,6 +28,14 @@ for (const dialect of DIALECTS) {
     let s3: S3TestServer;
     let app: TestApp;
     let seq = 0;
+    /** The service's log lines (JSON), to see failures logged. */
+    const logLines: { msg?: string; key?: string; attempt?: number; op?: string }[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        for (const line of chunk.toString().split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as (typeof logLines)[number]);
+        cb();
+      },
+    });
     const newInstitute = (): { name: string; code: string } => {
       seq++;
       return { name: `S3 institute ${seq}`, code: `S3-${seq}` };
@@ -35,7 +45,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       s3 = await startS3();
-      app = await startTestApp(dialect, { env: s3.env({ S3_SIGNED_URL_TTL: `${TTL_SECONDS}s` }) });
+      app = await startTestApp(dialect, { env: s3.env({ S3_SIGNED_URL_TTL: `${TTL_SECONDS}s` }), log: pino({ level: 'info' }, sink) });
     });
     after(async () => {
       await app?.close();
@@ -96,9 +106,10 @@ for (const dialect of DIALECTS) {
       expect(await app.deps.db('institute').where('name', `S3 institute ${seq}`).first()).to.equal(undefined);
       expect(await app.deps.db('media_files').count({ n: '*' })).to.deep.equal(rows);
       expect(await s3.keys()).to.deep.equal(before);
+      expect(logLines.some((l) => l.msg === 'file storage: upload failed' && l.op === 'put')).to.equal(true);
     });
 
-    it('delete after commit: a failed object delete never fails the call; it is retried, and the object goes once S3 is back', async () => {
+    it('delete after commit: a failed object delete never fails the call; it is logged and retried, and the object goes once S3 is back', async () => {
       const res = await upload(app, app.admin?.accessToken ?? null, png('retry'));
       const key = keyOf(res.body.data._media.logo[0]._full_url);
       expect(await s3.size(key)).to.equal(png('retry').length);
@@ -120,6 +131,9 @@ for (const dialect of DIALECTS) {
       expect(ms, 'the answer does not wait for the storage').to.be.below(3_000);
       expect(await app.deps.db('media_files').where('storage_key', key).first()).to.equal(undefined);
       expect(await eventually(async () => (await s3.size(key)) === null, 12_000)).to.equal(true);
+      const mine = logLines.filter((l) => l.key === key);
+      expect(mine.some((l) => l.msg === 'file storage: delete failed' && l.attempt === 1), JSON.stringify(mine)).to.equal(true);
+      expect(mine.some((l) => l.msg === 'file storage: delete succeeded on retry' && (l.attempt ?? 0) > 1), JSON.stringify(mine)).to.equal(true);
     });
 
     it('a public bucket (S3_PUBLIC_URL): _full_url is the object under that base, fetched without a signature', async () => {
