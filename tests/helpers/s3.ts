@@ -130,3 +130,44 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 5_00
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * A TCP proxy to `port` that fails mid-stream: once `cutAfterBytes` bytes have gone upstream it resets
+ * every connection and refuses new ones (S3 lost in the middle of a multipart upload).
+ */
+export async function cuttingProxy(port: number, cutAfterBytes: number): Promise<{ readonly endpoint: string; close(): Promise<void> }> {
+  const { createServer, connect } = await import('node:net');
+  let sent = 0;
+  let cut = false;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((client) => {
+    if (cut) return void client.destroy();
+    const upstream = connect(port, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.on('data', (d: Buffer) => {
+      sent += d.length;
+      if (sent > cutAfterBytes) {
+        cut = true;
+        for (const s of sockets) s.resetAndDestroy();
+        return;
+      }
+      upstream.write(d);
+    });
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address() as import('node:net').AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
