@@ -43,7 +43,6 @@ export function registerMedia(program: Command): void {
       const dryRun = opts.dryRun === true;
       const report = await media.prune(db, { graceMs, dryRun });
       const tmp = await pruneTmp(tmpDirOf(config.uploadsDir), Date.now() - graceMs, dryRun);
-      await media.settled();
       storage.close?.();
       console.log(`${dryRun ? 'would remove' : 'removed'} ${report.rows} media row(s), ${report.files} file(s) and ${tmp} temporary file(s)`);
     });

@@ -36,7 +36,7 @@ function isMissing(e: unknown): boolean {
   return err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404;
 }
 
-function describe(e: unknown): { name: string; message: string; status: unknown } {
+function failure(e: unknown): { name: string; message: string; status: unknown } {
   const err = e as { name?: unknown; message?: unknown; $metadata?: { httpStatusCode?: unknown } };
   return { name: String(err.name), message: String(err.message), status: err.$metadata?.httpStatusCode };
 }
@@ -113,7 +113,7 @@ export class S3Storage implements StorageProvider {
     } catch (e) {
       body.destroy();
       counted.destroy();
-      this.log.error({ storage: 's3', op: 'put', key, ...describe(e) }, 'file storage: upload failed');
+      this.log.error({ storage: 's3', op: 'put', key, ...failure(e) }, 'file storage: upload failed');
       throw new ServiceUnavailableError('file storage is unavailable; the file was not stored, try again later');
     }
     return size;

@@ -86,9 +86,6 @@ export class MediaService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** Deletes still retrying in the background. */
-  private readonly pending = new Set<Promise<void>>();
-
   /**
    * Where a client fetches a stored file: the provider's own address (S3: public object URL or presigned
    * GET), else `/uploads/<key>` under the public base (served by serve.ts).
@@ -200,11 +197,6 @@ export class MediaService {
     return Promise.all(keys.map((k) => this.deleteOne(k))).then(() => undefined);
   }
 
-  /** Resolves when every background delete has succeeded or given up (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
-  }
-
   private deleteOne(key: string): Promise<void> {
     const { storage, log } = this.deps;
     const attempt = async (n: number): Promise<boolean> => {
@@ -218,7 +210,8 @@ export class MediaService {
       }
     };
     const first = attempt(1);
-    const retries = first.then(async (ok) => {
+    // Retry timers do not hold the process open: at exit, what is left is media:prune's to find.
+    void first.then(async (ok) => {
       for (const [i, pause] of DELETE_RETRY_MS.entries()) {
         if (ok) return;
         await new Promise((r) => setTimeout(r, pause).unref());
@@ -226,8 +219,6 @@ export class MediaService {
       }
       if (!ok) log?.error({ key }, 'file storage: delete given up; media:prune removes the file later');
     });
-    this.pending.add(retries);
-    void retries.finally(() => this.pending.delete(retries));
     return first.then(() => undefined);
   }
 
