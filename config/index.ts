@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { type Config, type DatabaseTarget, type Setting, SETTINGS } from './schema';
+import { type Config, type DatabaseTarget, type S3Config, type Setting, SETTINGS } from './schema';
 
 export type { Config } from './schema';
 
@@ -61,6 +61,43 @@ function populateLimits(env: NodeJS.ProcessEnv): { populateDefaultLimit: number;
   return { populateDefaultLimit, populateMaxLimit };
 }
 
+/** The bucket settings, checked now so a wrong one stops the start with one line instead of failing uploads later. */
+function s3Config(env: NodeJS.ProcessEnv): S3Config {
+  const bucket = read(env, SETTINGS.s3Bucket).trim();
+  if (bucket === '') throw new ConfigError('S3_BUCKET: required when UPLOADS_DRIVER=s3');
+  const url = (name: string, raw: string): string | null => {
+    const v = raw.trim().replace(/\/+$/, '');
+    if (v === '') return null;
+    if (!/^https?:\/\/[^/\s]+/.test(v)) throw new ConfigError(`${name}: "${raw}" is not an http(s) URL`);
+    return v;
+  };
+  const prefix = read(env, SETTINGS.s3Prefix).trim().replace(/^\/+/, '');
+  const ttl = read(env, SETTINGS.s3SignedUrlTtl);
+  // SigV4 presigned URLs live at most 7 days.
+  if (ttl < 1 || ttl > 604800) throw new ConfigError(`S3_SIGNED_URL_TTL: ${ttl} s is outside 1 s … 7 d`);
+  const accessKeyId = read(env, SETTINGS.awsAccessKeyId);
+  const secretAccessKey = read(env, SETTINGS.awsSecretAccessKey);
+  if ((accessKeyId === '') !== (secretAccessKey === '')) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  const sessionToken = read(env, SETTINGS.awsSessionToken);
+  return {
+    bucket,
+    region: read(env, SETTINGS.s3Region).trim() || 'us-east-1',
+    endpoint: url('S3_ENDPOINT', read(env, SETTINGS.s3Endpoint)),
+    forcePathStyle: read(env, SETTINGS.s3ForcePathStyle),
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+    publicUrl: url('S3_PUBLIC_URL', read(env, SETTINGS.s3PublicUrl)),
+    signedUrlTtlSeconds: Math.floor(ttl),
+    credentials: accessKeyId === '' ? null : { accessKeyId, secretAccessKey, sessionToken: sessionToken === '' ? null : sessionToken },
+  };
+}
+
+/** UPLOADS_DRIVER=s3 needs the bucket; with `local`, S3 settings given are still checked (media:migrate --to s3 uses them). */
+function uploadsConfig(env: NodeJS.ProcessEnv): Config['uploads'] {
+  const driver = read(env, SETTINGS.uploadsDriver);
+  if (driver === 's3') return { driver, s3: s3Config(env) };
+  return { driver, s3: read(env, SETTINGS.s3Bucket).trim() === '' ? null : s3Config(env) };
+}
+
 /** Reads, validates and freezes the configuration. Throws ConfigError with one clear line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string = findRootDir()): Config {
   const nodeEnv = read(env, SETTINGS.nodeEnv);
@@ -102,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),
     uploadMaxBytes: read(env, SETTINGS.uploadMaxBytes),
+    uploads: uploadsConfig(env),
     redisUrl: nullable(read(env, SETTINGS.redisUrl)),
     corsOrigins: read(env, SETTINGS.corsOrigins),
     trustProxy: read(env, SETTINGS.trustProxy),

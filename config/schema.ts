@@ -37,6 +37,8 @@ export interface Config {
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
   readonly uploadMaxBytes: number;
+  /** Where media bytes live (UPLOADS_DRIVER); `s3`: the bucket (always with the s3 driver; with local when S3_BUCKET is set, for media:migrate). */
+  readonly uploads: { readonly driver: 'local' | 's3'; readonly s3: S3Config | null };
   readonly redisUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly trustProxy: boolean;
@@ -44,6 +46,22 @@ export interface Config {
   readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number };
   readonly iam: IamConfig;
   readonly mail: { readonly smtpUrl: string | null; readonly from: string; readonly smsWebhookUrl: string | null; readonly outboxDir: string };
+}
+
+/** An S3 or S3-compatible bucket (core/media/s3.ts); credentials come from the SDK's usual chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, …). */
+export interface S3Config {
+  readonly bucket: string;
+  readonly region: string;
+  /** An S3-compatible service's address (MinIO, R2, …); null: AWS. */
+  readonly endpoint: string | null;
+  readonly forcePathStyle: boolean;
+  /** Prepended to every key (`media/` → `media/ab/<hex>.png`); empty or ending in `/`. */
+  readonly prefix: string;
+  /** Public buckets: `_full_url` = this base + key; null: private bucket, presigned GETs. */
+  readonly publicUrl: string | null;
+  readonly signedUrlTtlSeconds: number;
+  /** AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY when both are set; null: the SDK's default chain (instance role, profile, …). */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken: string | null } | null;
 }
 
 export interface IamConfig {
@@ -77,6 +95,11 @@ function setting<T>(env: string, fallback: string, parse: (raw: string) => T, de
   return { env, fallback, parse, description };
 }
 const str = (raw: string): string => raw;
+function parseDriver(raw: string): 'local' | 's3' {
+  const v = raw.trim().toLowerCase();
+  if (v === 'local' || v === 's3') return v;
+  throw new Error(`"${raw}" is not a storage driver (local or s3)`);
+}
 
 /** The environment table; defaults are the raw strings a person would write. */
 export const SETTINGS = {
@@ -105,6 +128,17 @@ export const SETTINGS = {
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', '10485760', parsePositiveInt, 'per-file upload limit'),
+  uploadsDriver: setting('UPLOADS_DRIVER', 'local', parseDriver, 'where media bytes live: local (UPLOADS_DIR) or s3 (S3_* settings)'),
+  s3Bucket: setting('S3_BUCKET', '', str, 'bucket name (required with UPLOADS_DRIVER=s3)'),
+  s3Region: setting('S3_REGION', 'us-east-1', str, 'bucket region'),
+  s3Endpoint: setting('S3_ENDPOINT', '', str, 'S3-compatible service address, e.g. http://minio:9000 (default: AWS)'),
+  s3ForcePathStyle: setting('S3_FORCE_PATH_STYLE', 'false', parseBoolean, 'path-style addresses (endpoint/bucket/key), as most S3-compatible services need'),
+  s3Prefix: setting('S3_PREFIX', '', str, 'key prefix inside the bucket, e.g. media/'),
+  s3PublicUrl: setting('S3_PUBLIC_URL', '', str, 'public buckets: base of _full_url (bucket URL or CDN); unset: private bucket, presigned URLs'),
+  s3SignedUrlTtl: setting('S3_SIGNED_URL_TTL', '15m', parseDuration, 'private buckets: lifetime of a presigned _full_url'),
+  awsAccessKeyId: setting('AWS_ACCESS_KEY_ID', '', str, 'S3 credentials (with AWS_SECRET_ACCESS_KEY); unset: the AWS SDK default chain'),
+  awsSecretAccessKey: setting('AWS_SECRET_ACCESS_KEY', '', str, 'S3 credentials (with AWS_ACCESS_KEY_ID)'),
+  awsSessionToken: setting('AWS_SESSION_TOKEN', '', str, 'temporary S3 credentials: their session token'),
   redisUrl: setting('REDIS_URL', '', str, 'shared rate-limit / revocation store'),
   corsOrigins: setting('CORS_ORIGINS', '', parseList, 'allowed CORS origins, comma-separated'),
   httpRequestTimeout: setting('HTTP_REQUEST_TIMEOUT', '30s', parseDuration, 'longest a request (headers and body) may take to arrive; 408 after'),

@@ -1,10 +1,17 @@
-/** media:prune: remove media rows whose record, model or field is gone, and stored files no row names. */
+/**
+ * media:prune: remove media rows whose record, model or field is gone, and stored files no row names.
+ * media:migrate --to s3: copy local files to the bucket (resumable, sizes verified).
+ */
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { tmpDirOf } from '../../core/media/intake';
 import { LocalDiskStorage } from '../../core/media/local-disk';
+import { migrateToS3 } from '../../core/media/migrate-to-s3';
+import { S3Storage } from '../../core/media/s3';
+import { tmpDirOf } from '../../core/media/intake';
 import { MediaService } from '../../core/media/service';
+import { storageOf } from '../../core/media/storage-of';
 import { cliDeps } from '../boot';
 
 /** Temporary upload files older than the grace period (left by a crash mid-upload). */
@@ -29,13 +36,51 @@ export function registerMedia(program: Command): void {
     .action(async (opts: { grace: string; dryRun?: boolean }) => {
       const minutes = Number(opts.grace);
       if (!Number.isFinite(minutes) || minutes < 0) throw new Error('--grace: minutes, a number ≥ 0');
-      const { config, db, registry } = cliDeps();
-      const storage = new LocalDiskStorage(config.uploadsDir);
-      const media = new MediaService({ storage, registry, publicUrl: config.publicUrl });
+      const { config, db, registry, log } = cliDeps();
+      const storage = storageOf(config, log);
+      const media = new MediaService({ storage, registry, publicUrl: config.publicUrl, log });
       const graceMs = minutes * 60_000;
       const dryRun = opts.dryRun === true;
       const report = await media.prune(db, { graceMs, dryRun });
       const tmp = await pruneTmp(tmpDirOf(config.uploadsDir), Date.now() - graceMs, dryRun);
+      storage.close?.();
       console.log(`${dryRun ? 'would remove' : 'removed'} ${report.rows} media row(s), ${report.files} file(s) and ${tmp} temporary file(s)`);
+    });
+
+  program
+    .command('media:migrate')
+    .description('copy the files of the local uploads folder to the S3 bucket (S3_* settings), keeping their keys; resumable, sizes verified')
+    .requiredOption('--to <driver>', 'the target storage (s3)')
+    .option('--concurrency <n>', 'files copied at once', '4')
+    .option('--remove-local', 'remove each local file once its object is verified')
+    .action(async (opts: { to: string; concurrency: string; removeLocal?: boolean }) => {
+      if (opts.to !== 's3') throw new Error(`--to: "${opts.to}" is not a target (s3)`);
+      const concurrency = Number(opts.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency: a whole number from 1 to 64');
+      const { config, db, log } = cliDeps();
+      if (!config.uploads.s3) throw new Error('S3_BUCKET (and the other S3_* settings) must be set to migrate to s3');
+      const local = new LocalDiskStorage(config.uploadsDir);
+      const s3 = new S3Storage(config.uploads.s3, log);
+      // Drawn on a terminal only (cli-progress writes nothing to a pipe).
+      const bar = new SingleBar({ format: 'media:migrate [{bar}] {value}/{total} files, {mb} MB', stream: process.stderr }, Presets.shades_classic);
+      let mb = 0;
+      try {
+        const report = await migrateToS3(db, local, s3, {
+          concurrency,
+          removeLocal: opts.removeLocal === true,
+          onStart: (total) => bar.start(total, 0, { mb: '0' }),
+          onFile: (bytes) => {
+            mb += bytes / 2 ** 20;
+            bar.increment(1, { mb: mb.toFixed(1) });
+          },
+        });
+        bar.stop();
+        console.log(`${report.copied} file(s) copied (${report.bytes} bytes), ${report.skipped} already in the bucket, ${report.failed.length} failed, of ${report.total}`);
+        for (const f of report.failed) console.error(`failed: ${f.key}: ${f.reason}`);
+        if (report.failed.length > 0) throw new Error(`${report.failed.length} file(s) not migrated; run the command again once fixed (copied files are skipped)`);
+      } finally {
+        bar.stop();
+        s3.close();
+      }
     });
 }

@@ -22,6 +22,14 @@ export class QueryTimeoutError extends AppError {
   }
 }
 
+/** 416 for a `Range` outside the file; `size` goes into its Content-Range header (unsatisfied-range form, RFC 9110). */
+export class RangeNotSatisfiableError extends AppError {
+  readonly status = 416;
+  constructor(readonly size: number) {
+    super(`the requested range is outside the file (${size} bytes)`, { size });
+  }
+}
+
 /** 429; `retryAfterSeconds` becomes the Retry-After header. */
 export class RateLimitedError extends AppError {
   readonly status = 429;

@@ -17,9 +17,9 @@ import { callerGate } from './caller-gate';
 import { errorMapper } from './error-mapper';
 import { healthRouter } from './health';
 import { tmpDirOf } from '../media/intake';
-import { LocalDiskStorage } from '../media/local-disk';
 import { serveUploads } from '../media/serve';
 import { MediaService } from '../media/service';
+import { storageOf } from '../media/storage-of';
 import { requestId } from './request-id';
 import { corsAllowlist, securityHeaders } from './security';
 import type { RequestState } from './state';
@@ -52,8 +52,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const authorizer: Authorizer | null = plugins.find((p) => p.authorizer)?.authorizer?.(pluginDeps) ?? null;
 
   const validators = new Map(registry.contentTypes.map((ct) => [ct.name, compileValidators(ct, registry)] as const));
-  const storage = new LocalDiskStorage(config.uploadsDir);
-  const media = new MediaService({ storage, registry, publicUrl: config.publicUrl });
+  const storage = storageOf(config, log);
+  const media = new MediaService({ storage, registry, publicUrl: config.publicUrl, log });
   const service = new RecordService({
     db,
     dialect,
@@ -89,7 +89,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     securityHeaders(),
     corsAllowlist(config.corsOrigins),
     routed(health.routes()),
-    serveUploads(db, media, storage),
+    // Providers with their own addresses (S3) are fetched there; /uploads/ serves local disk only.
+    ...(storage.url ? [] : [serveUploads(db, media, storage)]),
     routed(docs.routes()),
     ...jsonBody(config.bodyMaxBytes),
     routed(api.routes()),

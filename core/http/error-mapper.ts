@@ -9,6 +9,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   QueryTimeoutError,
+  RangeNotSatisfiableError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -72,6 +73,7 @@ export function errorMapper(dialect: Dialect): Middleware<RequestState> {
       else if (mapped instanceof AppError && mapped.cause !== undefined) ctx.state.log?.warn({ err: mapped.cause }, 'the database refused a value');
       if (mapped instanceof RateLimitedError) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
       if (mapped instanceof ServiceUnavailableError) ctx.set('Retry-After', '1');
+      if (mapped instanceof RangeNotSatisfiableError) ctx.set('Content-Range', `bytes */${mapped.size}`);
       ctx.status = status;
       ctx.body = body;
     }

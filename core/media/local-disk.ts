@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isStorageKey, newStorageKey, type StorageProvider, type StoredObject } from './storage';
+import { type ByteRange, isStorageKey, newStorageKey, type StorageProvider, type StoredObject } from './storage';
 
 export class LocalDiskStorage implements StorageProvider {
   private readonly root: string;
@@ -49,9 +49,9 @@ export class LocalDiskStorage implements StorageProvider {
     return { key, size: (await stat(path)).size };
   }
 
-  async get(key: string): Promise<Readable | null> {
+  async get(key: string, range?: ByteRange): Promise<Readable | null> {
     if (!(await this.exists(key))) return null;
-    return createReadStream(this.pathOf(key));
+    return createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
   }
 
   async delete(key: string): Promise<void> {

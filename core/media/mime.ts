@@ -75,3 +75,10 @@ export function sanitizeFileName(raw: string | null | undefined): string {
   const name = clean === '.' || clean === '..' ? '' : clean.replace(/^\.+/, '');
   return [...name].slice(0, 255).join('') || 'file';
 }
+
+/** RFC 6266 `Content-Disposition`: attachment for active types, inline otherwise; an ASCII fallback plus the UTF-8 name. */
+export function contentDisposition(mime: string, name: string): string {
+  const kind = isActiveContent(mime) ? 'attachment' : 'inline';
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

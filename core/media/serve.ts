@@ -1,28 +1,41 @@
 /**
- * GET/HEAD /uploads/<key>: stored files by their stable address. Keys are random and never reused, so
- * answers are immutable (cached for a year; ETag = the sha256 of the bytes; If-None-Match → 304).
+ * GET/HEAD /uploads/<key>: locally stored files by their stable address (UPLOADS_DRIVER=local). Keys are
+ * random and never reused, so answers are immutable (cached for a year; ETag = the sha256 of the bytes,
+ * Last-Modified = when the file was stored; If-None-Match / If-Modified-Since → 304). One `Range` is
+ * honoured (206 + Content-Range; outside the file 416; several ranges answer the whole file).
  * Only the `ab/<32 hex>.<ext>` key form reaches storage, so no path can leave the uploads folder.
  * Files are public by address, like most CMS upload folders (README: Media).
  */
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
-import { NotFoundError } from '../errors/errors';
+import { NotFoundError, RangeNotSatisfiableError } from '../errors/errors';
 import type { RequestState } from '../http/state';
-import { isActiveContent } from './mime';
+import { toIsoTimestamp } from '../registry/attribute-kinds';
+import { contentDisposition } from './mime';
+import { parseRange } from './range';
 import type { MediaService } from './service';
 import { isStorageKey, type StorageProvider } from './storage';
 
 export const UPLOADS_PREFIX = '/uploads/';
 
-/** RFC 6266: an ASCII fallback plus the UTF-8 name. */
-function disposition(kind: 'inline' | 'attachment', name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
 function matchesEtag(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
   return header.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag);
+}
+
+/** RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match, at the resolution of HTTP dates (seconds). */
+function notModified(inm: string, ims: string, etag: string, lastModified: Date): boolean {
+  if (inm) return matchesEtag(inm, etag);
+  if (!ims) return false;
+  const since = Date.parse(ims);
+  return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);
+}
+
+/** If-Range: the range applies only while the validator still names this file (ETag or exact date). */
+function rangeApplies(ifRange: string, etag: string, lastModified: Date): boolean {
+  if (!ifRange) return true;
+  if (ifRange.startsWith('"') || ifRange.startsWith('W/')) return ifRange.trim() === etag;
+  return Date.parse(ifRange) === Math.floor(lastModified.getTime() / 1000) * 1000;
 }
 
 export function serveUploads(db: Knex, media: MediaService, storage: StorageProvider): Middleware<RequestState> {
@@ -34,22 +47,30 @@ export function serveUploads(db: Knex, media: MediaService, storage: StorageProv
     const row = await media.byKey(db, key);
     if (!row) throw new NotFoundError('no such file');
     const etag = `"${row.sha256}"`;
+    const lastModified = new Date(toIsoTimestamp(row.created_at));
+    const size = Number(row.size);
     ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('Last-Modified', lastModified.toUTCString());
+    ctx.set('Accept-Ranges', 'bytes');
     ctx.set('X-Content-Type-Options', 'nosniff');
     // A stored file is never a page of ours: no scripts, no plugins, even if a browser renders it.
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
-    ctx.set('Content-Disposition', disposition(isActiveContent(row.mime) ? 'attachment' : 'inline', row.name));
-    const inm = ctx.get('If-None-Match');
-    if (inm && matchesEtag(inm, etag)) {
+    if (notModified(ctx.get('If-None-Match'), ctx.get('If-Modified-Since'), etag, lastModified)) {
+      ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
       ctx.status = 304;
       return;
     }
-    const body = ctx.method === 'HEAD' ? null : await storage.get(key);
+    const range = rangeApplies(ctx.get('If-Range'), etag, lastModified) ? parseRange(ctx.get('Range') || undefined, size) : { kind: 'whole' as const };
+    if (range.kind === 'unsatisfiable') throw new RangeNotSatisfiableError(size);
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.set('Content-Disposition', contentDisposition(row.mime, row.name));
+    const part = range.kind === 'part' ? { start: range.start, end: range.end } : undefined;
+    const body = ctx.method === 'HEAD' ? null : await storage.get(key, part);
     if (ctx.method === 'GET' && !body) throw new NotFoundError('no such file');
-    ctx.status = 200;
+    ctx.status = part ? 206 : 200;
+    if (part) ctx.set('Content-Range', `bytes ${part.start}-${part.end}/${size}`);
     if (body) ctx.body = body;
     ctx.type = row.mime;
-    ctx.length = Number(row.size);
+    ctx.length = part ? part.end - part.start + 1 : size;
   };
 }

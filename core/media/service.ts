@@ -5,12 +5,13 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Knex } from 'knex';
+import type { Logger } from 'pino';
 import { ValidationError } from '../errors/errors';
 import { toIsoTimestamp } from '../registry/attribute-kinds';
 import type { ContentType, MediaAttribute, Registry } from '../registry/types';
 import type { IncomingFile } from './intake';
 import { MAX_FILES_PER_FIELD } from './limits';
-import { effectiveMime, extensionFor, isAllowed, normalizeMime, sanitizeFileName } from './mime';
+import { contentDisposition, effectiveMime, extensionFor, isAllowed, normalizeMime, sanitizeFileName } from './mime';
 import { SNIFF_BYTES, sniffType } from './sniff';
 import type { StorageProvider } from './storage';
 import { MEDIA_TABLE, type MediaRow } from './table';
@@ -31,12 +32,18 @@ export interface PreparedFile {
   readonly key: string;
 }
 
-/** Spec 2.5: one entry of `_media.<field>`. */
+/**
+ * Spec 2.5: one entry of `_media.<field>`. `_full_url` is null in a write answer to a caller who may not
+ * `find` the model: a link (a presigned one above all) is minted only for callers who may read the record.
+ */
 export interface MediaLink {
   readonly id: number;
   readonly name: string;
-  readonly _full_url: string;
+  readonly _full_url: string | null;
 }
+
+/** Pauses (ms) before the retries of a failed object delete; the first attempt is immediate. */
+export const DELETE_RETRY_MS: readonly number[] = [500, 2_000, 8_000];
 
 export interface MediaServiceDeps {
   readonly storage: StorageProvider;
@@ -44,6 +51,8 @@ export interface MediaServiceDeps {
   /** config.publicUrl, without a trailing slash. */
   readonly publicUrl: string;
   readonly now?: () => Date;
+  /** Failed deletes are logged here (default: not logged). */
+  readonly log?: Logger;
 }
 
 export interface PruneReport {
@@ -77,9 +86,13 @@ export class MediaService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** `/uploads/<key>` under the public base: the stable address of a stored file. */
-  url(key: string): string {
-    return `${this.deps.publicUrl}/uploads/${key}`;
+  /**
+   * Where a client fetches a stored file: the provider's own address (S3: public object URL or presigned
+   * GET), else `/uploads/<key>` under the public base (served by serve.ts).
+   */
+  async url(key: string): Promise<string> {
+    const { storage, publicUrl } = this.deps;
+    return storage.url ? storage.url(key) : `${publicUrl}/uploads/${key}`;
   }
 
   /** The field a part targets: its own name, or `files` for a model with exactly one media field. */
@@ -119,7 +132,7 @@ export class MediaService {
     const out: PreparedFile[] = [];
     try {
       for (const { file, field, mime } of checked) {
-        const opts = { extension: extensionFor(mime), contentType: mime };
+        const opts = { extension: extensionFor(mime), contentType: mime, contentDisposition: contentDisposition(mime, sanitizeFileName(file.originalName)) };
         const { storage } = this.deps;
         const stored = storage.adopt ? await storage.adopt(file.tmpPath, opts) : await storage.put(createReadStream(file.tmpPath), opts);
         out.push({ field, name: sanitizeFileName(file.originalName), mime, size: stored.size, sha256: file.sha256, key: stored.key });
@@ -175,16 +188,46 @@ export class MediaService {
     return rows.map((r) => r.storage_key);
   }
 
-  /** Best effort: a file left behind is found by `media:prune`. */
-  async deleteKeys(keys: readonly string[]): Promise<void> {
-    await Promise.all(keys.map((k) => this.deps.storage.delete(k).catch(() => undefined)));
+  /**
+   * Deletes stored objects; never throws. Resolves after the first attempt of each key; a failed one is
+   * logged and retried in the background (DELETE_RETRY_MS), so callers after a commit need not wait at
+   * all. A file still left behind is found by `media:prune`.
+   */
+  deleteKeys(keys: readonly string[]): Promise<void> {
+    return Promise.all(keys.map((k) => this.deleteOne(k))).then(() => undefined);
+  }
+
+  private deleteOne(key: string): Promise<void> {
+    const { storage, log } = this.deps;
+    const attempt = async (n: number): Promise<boolean> => {
+      try {
+        await storage.delete(key);
+        if (n > 1) log?.info({ key, attempt: n }, 'file storage: delete succeeded on retry');
+        return true;
+      } catch (e) {
+        log?.warn({ key, attempt: n, reason: String((e as Error).message) }, 'file storage: delete failed');
+        return false;
+      }
+    };
+    const first = attempt(1);
+    // Retry timers do not hold the process open: at exit, what is left is media:prune's to find.
+    void first.then(async (ok) => {
+      for (const [i, pause] of DELETE_RETRY_MS.entries()) {
+        if (ok) return;
+        await new Promise((r) => setTimeout(r, pause).unref());
+        ok = await attempt(i + 2);
+      }
+      if (!ok) log?.error({ key }, 'file storage: delete given up; media:prune removes the file later');
+    });
+    return first.then(() => undefined);
   }
 
   /**
    * Sets `_media: { <field>: [{ id, name, _full_url }] }` on each record (spec 2.5): one query for the
-   * whole page, never one per record. `rows[i]` (with its id) belongs to `records[i]`.
+   * whole page, never one per record. `rows[i]` (with its id) belongs to `records[i]`. `urls: false`
+   * (a write answer to a caller who may not read the model): `_full_url` null, no link minted.
    */
-  async attach(db: Db, model: ContentType, rows: readonly Row[], records: Record<string, unknown>[], fields: readonly MediaAttribute[]): Promise<void> {
+  async attach(db: Db, model: ContentType, rows: readonly Row[], records: Record<string, unknown>[], fields: readonly MediaAttribute[], opts: { readonly urls: boolean } = { urls: true }): Promise<void> {
     if (fields.length === 0 || rows.length === 0) return;
     const ids = [...new Set(rows.map((r) => Number(r.id)))];
     const found = (await db(MEDIA_TABLE)
@@ -197,7 +240,7 @@ export class MediaService {
     for (const m of found) {
       const k = `${Number(m.record_id)}:${m.field}`;
       const list = byRecord.get(k) ?? [];
-      list.push({ id: Number(m.id), name: m.name, _full_url: this.url(m.storage_key) });
+      list.push({ id: Number(m.id), name: m.name, _full_url: opts.urls ? await this.url(m.storage_key) : null });
       byRecord.set(k, list);
     }
     rows.forEach((r, i) => {

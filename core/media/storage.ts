@@ -1,6 +1,6 @@
 /**
- * Where file bytes live. The core talks to this interface only; the local-disk provider is one file,
- * an S3-compatible provider would be one more (put → PutObject, get → GetObject, …).
+ * Where file bytes live. The core talks to this interface only: the local-disk provider (local-disk.ts)
+ * and the S3 provider (s3.ts), chosen by UPLOADS_DRIVER at the composition root (storage-of.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -10,21 +10,40 @@ export interface StoredObject {
   readonly size: number;
 }
 
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface PutOptions {
+  readonly extension: string;
+  readonly contentType: string;
+  /** Stored with the object where the provider can (S3), so the bucket serves it like /uploads/ does. */
+  readonly contentDisposition?: string;
+}
+
 export interface StorageProvider {
   /** Stores the stream under a new unique key and answers it. */
-  put(body: Readable, opts: { readonly extension: string; readonly contentType: string }): Promise<StoredObject>;
+  put(body: Readable, opts: PutOptions): Promise<StoredObject>;
   /**
    * Optional fast path: take over a local file (the upload's temporary file), e.g. by renaming it.
    * Providers without it get the file as a stream through `put`.
    */
-  adopt?(path: string, opts: { readonly extension: string; readonly contentType: string }): Promise<StoredObject>;
-  /** The bytes of `key`, or null when there is no such object. */
-  get(key: string): Promise<Readable | null>;
+  adopt?(path: string, opts: PutOptions): Promise<StoredObject>;
+  /** The bytes of `key` (only `range`, both ends inclusive, when given), or null when there is no such object. */
+  get(key: string, range?: ByteRange): Promise<Readable | null>;
   /** Removes `key`; a missing key is not an error. */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
   /** Every object the provider holds, with its last change (for `media:prune`). */
   list(): AsyncIterable<{ readonly key: string; readonly modifiedAt: Date }>;
+  /**
+   * Where clients fetch the bytes of `key`, when the provider serves them itself (an S3 object URL or a
+   * presigned GET). Providers without it are served by this service at `/uploads/<key>`.
+   */
+  url?(key: string): Promise<string>;
+  /** Releases connections (at shutdown). */
+  close?(): void;
 }
 
 /**

@@ -109,7 +109,13 @@ function sharedSchemas(): Record<string, Schema> {
       properties: {
         id: { type: 'integer' },
         name: { type: 'string', examples: ['logo.png'] },
-        _full_url: { type: 'string', format: 'uri', description: 'Resolved URL (PUBLIC_URL based).', examples: ['http://localhost:1337/uploads/logo.png'] },
+        _full_url: {
+          type: ['string', 'null'],
+          format: 'uri',
+          description:
+            'Where to fetch the bytes: PUBLIC_URL + /uploads/<key> (local disk), the object under S3_PUBLIC_URL (public bucket) or a presigned GET living S3_SIGNED_URL_TTL (private bucket). null in a write answer to a caller without <model>.find.',
+          examples: ['http://localhost:1337/uploads/ab/ab0123456789abcdef0123456789abcd.png'],
+        },
       },
     },
     CreatedBy: {

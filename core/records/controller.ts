@@ -109,6 +109,7 @@ export class RecordController {
   private async caller(ctx: RecordContext, model: ContentType): Promise<Caller> {
     const unreadable = new Set<string>();
     if (this.authorizer) {
+      if (!(await this.authorizer.can(ctx.state.actor, model.name, 'find'))) unreadable.add(model.name);
       for (const a of model.attributes) {
         if (a.kind !== 'relation' || unreadable.has(a.target)) continue;
         if (!(await this.authorizer.can(ctx.state.actor, a.target, 'find'))) unreadable.add(a.target);

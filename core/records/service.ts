@@ -51,7 +51,7 @@ export interface RecordServiceDeps {
 
 /**
  * Who writes, as the service needs it: the actor (createdBy / updatedBy) and the models the caller may not
- * `find`. A write answer shows a related record of such a model as `{ id }` alone, and a bad reference to
+ * `find` (the written model itself among them when the caller may not read it: no file links then). A write answer shows a related record of such a model as `{ id }` alone, and a bad reference to
  * one says only "invalid reference" (issue 13 item 3: what reads hide, writes must not show).
  */
 export interface Caller {
@@ -171,7 +171,7 @@ export class RecordService {
     }
     return this.withFiles(model, prepared, async (trx) => {
       const { id, record } = await this.insert(trx, model, data, caller, prepared);
-      return this.withMedia(trx, model, id, { ...record, ...by }, data, prepared);
+      return this.withMedia(trx, model, id, { ...record, ...by }, data, prepared, caller);
     });
   }
 
@@ -220,7 +220,7 @@ export class RecordService {
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
       if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
       const record = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
-      return this.withMedia(trx, model, id, record, data, prepared);
+      return this.withMedia(trx, model, id, record, data, prepared, caller);
     });
   }
 
@@ -287,15 +287,19 @@ export class RecordService {
       await this.deps.media?.deleteKeys(prepared.map((p) => p.key));
       throw e;
     }
-    await this.deps.media?.deleteKeys(obsolete);
+    // After the commit: the answer never waits for (or fails on) the storage; deletes retry in the background.
+    void this.deps.media?.deleteKeys(obsolete);
     return out;
   }
 
-  /** A write that touched media answers the record with `_media` of every media field. */
-  private async withMedia(trx: Knex.Transaction, model: ContentType, id: number, record: ApiRecord, data: Record<string, unknown>, prepared: readonly PreparedFile[]): Promise<ApiRecord> {
+  /**
+   * A write that touched media answers the record with `_media` of every media field; file links only
+   * for a caller who may `find` the model (a presigned URL is a read of the file).
+   */
+  private async withMedia(trx: Knex.Transaction, model: ContentType, id: number, record: ApiRecord, data: Record<string, unknown>, prepared: readonly PreparedFile[], caller: Caller): Promise<ApiRecord> {
     const fields = mediaFields(model);
     if (!this.deps.media || (prepared.length === 0 && !fields.some((f) => f.name in data))) return record;
-    await this.deps.media.attach(trx, model, [{ id }], [record], fields);
+    await this.deps.media.attach(trx, model, [{ id }], [record], fields, { urls: !caller.unreadable.has(model.name) });
     return record;
   }
 

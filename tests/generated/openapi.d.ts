@@ -922,10 +922,10 @@ export interface components {
             name: string;
             /**
              * Format: uri
-             * @description Resolved URL (PUBLIC_URL based).
-             * @example http://localhost:1337/uploads/logo.png
+             * @description Where to fetch the bytes: PUBLIC_URL + /uploads/<key> (local disk), the object under S3_PUBLIC_URL (public bucket) or a presigned GET living S3_SIGNED_URL_TTL (private bucket). null in a write answer to a caller without <model>.find.
+             * @example http://localhost:1337/uploads/ab/ab0123456789abcdef0123456789abcd.png
              */
-            _full_url: string;
+            _full_url: string | null;
         };
         /** @description The user who created the record (spec 2.2). */
         CreatedBy: {

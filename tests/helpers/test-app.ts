@@ -75,6 +75,8 @@ export interface TestAppOptions {
   readonly database?: TestDatabase;
   /** Check every response of `http` against the served OpenAPI document (default: on, unless OPENAPI_RESPONSE_CHECK=0). */
   readonly checkResponses?: boolean;
+  /** The service's logger (default: silent). */
+  readonly log?: pino.Logger;
 }
 
 export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = {}): Promise<TestApp> {
@@ -95,7 +97,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     ...(opts.env ?? {}),
   };
   const config = loadConfig(env, ROOT);
-  const deps = boot(config, opts.plugins ?? enabledPlugins(), pino({ level: 'silent' }));
+  const deps = boot(config, opts.plugins ?? enabledPlugins(), opts.log ?? pino({ level: 'silent' }));
   let server: Server | null = null;
   try {
     await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false });

@@ -1,4 +1,7 @@
-/** Issue 6: multipart create/update, storage, `_media` (spec 2.5, 4.3), limits, cleanup, media:prune. */
+/**
+ * Issue 6: multipart create/update, storage, `_media` (spec 2.5, 4.3), limits, cleanup, media:prune —
+ * on local disk and on S3 (issue 18: a real S3-protocol server, a private bucket, presigned `_full_url`s).
+ */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -6,13 +9,16 @@ import { join } from 'node:path';
 import { MAX_FILES_PER_REQUEST } from '../../../core/media/limits';
 import { DIALECTS } from '../../helpers/dialects';
 import { filesUnder, pdf, png, sendForm, sha256, text } from '../../helpers/multipart';
+import { eventually, startS3, type S3TestServer } from '../../helpers/s3';
+import { STORAGES } from '../../helpers/storages';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 
 const MAX = 64 * 1024;
 
-for (const dialect of DIALECTS) {
-  describe(`records: media [${dialect}]`, () => {
+for (const dialect of DIALECTS) for (const storage of STORAGES) {
+  describe(`records: media [${dialect}, ${storage}]`, () => {
     let app: TestApp;
+    let s3: S3TestServer | null = null;
     let uploads: string;
     let instituteId: number;
     let seq = 0;
@@ -21,7 +27,15 @@ for (const dialect of DIALECTS) {
     // multipart answers are checked against the OpenAPI document too
     // …and carry the seeded admin's token: record writes need one once the identity plugin runs
     const send: typeof sendForm = (u, method, fields, files) => sendForm(u, method, fields, files, app.fetch, app.admin?.accessToken ?? null);
-    const stored = (): string[] => filesUnder(uploads);
+    /** The stored files' keys: under the uploads folder, or in the bucket. */
+    const stored = async (): Promise<string[]> => (s3 ? s3.keys() : filesUnder(uploads).sort());
+    /** No file was added since `before` (one removed meanwhile by an earlier test's background delete is fine). */
+    const nothingAdded = async (before: readonly string[]): Promise<void> => {
+      const now = await stored();
+      expect(now.filter((k) => !before.includes(k)), 'files added').to.deep.equal([]);
+    };
+    /** A file's bytes are gone from storage (deletes after a commit run in the background). */
+    const goneFromStorage = async (fullUrl: string): Promise<boolean> => eventually(async () => !(await stored()).some((f) => fullUrl.split('?')[0].endsWith(f)));
     const mediaRows = async (): Promise<number> => Number(((await app.deps.db('media_files').count({ n: '*' })) as { n: number | string }[])[0].n);
     const fetchBytes = async (u: string, headers: Record<string, string> = {}): Promise<{ status: number; bytes: Buffer; headers: Headers }> => {
       const res = await fetch(u, { headers });
@@ -33,18 +47,32 @@ for (const dialect of DIALECTS) {
     };
 
     before(async () => {
-      app = await startTestApp(dialect, { env: { UPLOAD_MAX_BYTES: String(MAX), PUBLIC_URL: 'https://cdn.example.test/' } });
+      if (storage === 's3') s3 = await startS3();
+      app = await startTestApp(dialect, { env: { UPLOAD_MAX_BYTES: String(MAX), PUBLIC_URL: 'https://cdn.example.test/', ...(s3 ? s3.env() : {}) } });
       uploads = app.deps.config.uploadsDir;
       const res = await app.http.post('/api/institute', newInstitute());
       instituteId = res.body.data.id;
     });
-    after(async () => app?.close());
+    after(async () => {
+      await app?.close();
+      await s3?.close();
+    });
 
-    /** `_full_url` is PUBLIC_URL + /uploads/<key>; the test server answers the same path. */
+    /**
+     * Local disk: `_full_url` is PUBLIC_URL + /uploads/<key>, which the test server answers. S3 (private
+     * bucket): a presigned GET of the object under S3_PREFIX, fetched as it is.
+     */
     const local = (fullUrl: string): string => {
+      if (s3) {
+        expect(fullUrl.startsWith(`${s3.endpoint}/${s3.bucket}/media/`), fullUrl).to.equal(true);
+        expect(fullUrl).to.match(/[?&]X-Amz-Signature=/);
+        return fullUrl;
+      }
       expect(fullUrl.startsWith('https://cdn.example.test/uploads/'), fullUrl).to.equal(true);
       return url(fullUrl.slice('https://cdn.example.test'.length));
     };
+    /** A removed file's address answers 404 (at once on local disk: the row is gone; on S3 once the object is). */
+    const gone = async (fullUrl: string): Promise<boolean> => eventually(async () => (await fetchBytes(local(fullUrl))).status === 404);
 
     describe('create (spec 4.3: `data` + parts named after media fields)', () => {
       it('stores a single file and answers `_media`; the bytes come back equal, with safe caching headers', async () => {
@@ -59,10 +87,11 @@ for (const dialect of DIALECTS) {
         expect(got.status).to.equal(200);
         expect(sha256(got.bytes)).to.equal(sha256(logo));
         expect(got.headers.get('content-type')).to.equal('image/png');
-        expect(got.headers.get('etag')).to.equal(`"${sha256(logo)}"`);
         expect(got.headers.get('cache-control')).to.match(/immutable/);
-        expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
         expect(got.headers.get('content-disposition')).to.match(/^inline/);
+        if (s3) return; // the bucket's own ETag and conditional GETs are S3's; ours are local serving's
+        expect(got.headers.get('etag')).to.equal(`"${sha256(logo)}"`);
+        expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
         const again = await fetchBytes(local(m._full_url), { 'if-none-match': `"${sha256(logo)}"` });
         expect(again.status).to.equal(304);
         expect(again.bytes.length).to.equal(0);
@@ -82,12 +111,12 @@ for (const dialect of DIALECTS) {
       });
 
       it('validates `data` with the same validators as JSON (422 details.fields) and stores nothing', async () => {
-        const before = stored();
+        const before = await stored();
         const rows = await mediaRows();
         const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 7, bogus: 1 } }, [{ part: 'attachments', bytes: pdf(), type: 'application/pdf', name: 'x.pdf' }]);
         expect(res.status).to.equal(422);
         expect(res.body.error.details.fields).to.have.keys('feeType', 'bogus');
-        expect(stored()).to.deep.equal(before);
+        await nothingAdded(before);
         expect(await mediaRows()).to.equal(rows);
       });
 
@@ -130,7 +159,7 @@ for (const dialect of DIALECTS) {
         const one = await app.http.get(`/api/institute/${a}?populateMedia[0]=logo&fields[0]=name`);
         expect(one.status).to.equal(200);
         expect(one.body._media.logo[0].id).to.be.a('number');
-        expect(one.body._media.logo[0]._full_url).to.match(/^https:\/\/cdn\.example\.test\/uploads\//);
+        expect(sha256((await fetchBytes(local(one.body._media.logo[0]._full_url))).bytes)).to.equal(sha256(png('p1')));
         const plain = await app.http.get(`/api/institute/${a}`);
         expect(plain.body).to.not.have.property('_media');
       });
@@ -152,8 +181,8 @@ for (const dialect of DIALECTS) {
         expect(now).to.have.length(1);
         expect(now[0].name).to.equal('new.png');
         expect(now[0].id).to.not.equal(old.id);
-        expect((await fetchBytes(local(old._full_url))).status).to.equal(404);
-        expect(stored().some((f) => old._full_url.endsWith(f))).to.equal(false);
+        expect(await gone(old._full_url)).to.equal(true);
+        expect(await goneFromStorage(old._full_url)).to.equal(true);
       });
 
       it('a multiple field appends (PATCH with `files`, PUT with `data` + field parts)', async () => {
@@ -178,7 +207,7 @@ for (const dialect of DIALECTS) {
         const keep = await app.http.patch(`/api/fee-type/${id}`, { attachments: [k1.id] });
         expect(keep.status, JSON.stringify(keep.body)).to.equal(200);
         expect(keep.body.data._media.attachments.map((x: { id: number }) => x.id)).to.deep.equal([k1.id]);
-        expect((await fetchBytes(local(k2._full_url))).status).to.equal(404);
+        expect(await gone(k2._full_url)).to.equal(true);
         const other = await app.http.get('/api/fee-type?filters[feeType][$eq]=Multi&populateMedia[0]=attachments');
         const foreign = other.body.records[0]._media.attachments[0].id;
         const bad = await app.http.patch(`/api/fee-type/${id}`, { attachments: [foreign] });
@@ -187,7 +216,7 @@ for (const dialect of DIALECTS) {
         const clear = await app.http.patch(`/api/fee-type/${id}`, { attachments: null });
         expect(clear.status).to.equal(200);
         expect(clear.body.data._media.attachments).to.deep.equal([]);
-        expect((await fetchBytes(local(k1._full_url))).status).to.equal(404);
+        expect(await gone(k1._full_url)).to.equal(true);
       });
 
       it('`logo: null` clears a single field', async () => {
@@ -200,35 +229,35 @@ for (const dialect of DIALECTS) {
 
     describe('limits', () => {
       it('413 for a file over UPLOAD_MAX_BYTES; nothing left on disk or in the table', async () => {
-        const before = stored();
+        const before = await stored();
         const rows = await mediaRows();
         const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Big', instituteId } }, [{ part: 'attachments', bytes: Buffer.alloc(MAX * 3, 0x61), type: 'text/plain', name: 'big.txt' }]);
         expect(res.status).to.equal(413);
         expect(res.body.error.name).to.equal('PayloadTooLargeError');
         await new Promise((r) => setTimeout(r, 50));
-        expect(stored()).to.deep.equal(before);
+        await nothingAdded(before);
         expect(await mediaRows()).to.equal(rows);
         expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=Big')).body.records).to.have.length(0);
       });
 
       it(`413 for more than ${MAX_FILES_PER_REQUEST} files in one request`, async () => {
-        const before = stored();
+        const before = await stored();
         const parts = Array.from({ length: MAX_FILES_PER_REQUEST + 1 }, (_, i) => ({ part: 'attachments', bytes: pdf(String(i)), type: 'application/pdf', name: `${i}.pdf` }));
         const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Many', instituteId } }, parts);
         expect(res.status).to.equal(413);
         expect(res.body.error.message).to.match(/at most/);
         await new Promise((r) => setTimeout(r, 50));
-        expect(stored()).to.deep.equal(before);
+        await nothingAdded(before);
       });
 
       it('422 details.fields.logo for a PDF or text declared as image/png (type from the bytes)', async () => {
-        const before = stored();
+        const before = await stored();
         for (const bytes of [pdf(), text('just text, not an image')]) {
           const res = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes, type: 'image/png', name: 'fake.png' }]);
           expect(res.status).to.equal(422);
           expect(res.body.error.details.fields.logo[0]).to.match(/not allowed/);
         }
-        expect(stored()).to.deep.equal(before);
+        await nothingAdded(before);
       });
 
       it('422 for two files in a single field and for a part that names no media field', async () => {
@@ -248,8 +277,8 @@ for (const dialect of DIALECTS) {
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         const [m] = res.body.data._media.attachments;
         expect(m.name).to.equal('passwd');
-        expect(m._full_url).to.match(/\/uploads\/[0-9a-f]{2}\/[0-9a-f]{32}\.txt$/);
-        expect(stored().every((f) => !f.includes('..') && !f.endsWith('passwd'))).to.equal(true);
+        expect(m._full_url).to.match(/\/[0-9a-f]{2}\/[0-9a-f]{32}\.txt(\?|$)/);
+        expect((await stored()).every((f) => !f.includes('..') && !f.endsWith('passwd'))).to.equal(true);
         for (const p of ['/uploads/../../etc/passwd', '/uploads/%2e%2e/%2e%2e/etc/passwd', '/uploads/..%2f..%2fetc%2fpasswd', '/uploads/.tmp/x']) {
           expect((await fetchBytes(url(p))).status, p).to.equal(404);
         }
@@ -264,26 +293,26 @@ for (const dialect of DIALECTS) {
         for (const m of res.body.data._media.attachments) {
           const got = await fetchBytes(local(m._full_url));
           expect(got.headers.get('content-disposition')).to.match(/^attachment; filename="x\.(html|svg)"/);
-          expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
+          if (!s3) expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
         }
       });
     });
 
     describe('a failed write leaves nothing behind', () => {
       it('a unique conflict (409) removes the files it brought', async () => {
-        const before = stored();
+        const before = await stored();
         const rows = await mediaRows();
         const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Multi', instituteId } }, [{ part: 'attachments', bytes: pdf('dup'), type: 'application/pdf', name: 'dup.pdf' }]);
         expect(res.status).to.equal(409);
-        expect(stored()).to.deep.equal(before);
+        await nothingAdded(before);
         expect(await mediaRows()).to.equal(rows);
       });
 
       it('an update of an unknown record (404) removes the files it brought', async () => {
-        const before = stored();
+        const before = await stored();
         const res = await send(url('/api/fee-type/999999'), 'PATCH', { updateDto: {} }, [{ part: 'files', bytes: pdf('nf'), type: 'application/pdf', name: 'nf.pdf' }]);
         expect(res.status).to.equal(404);
-        expect(stored()).to.deep.equal(before);
+        await nothingAdded(before);
       });
     });
 
@@ -299,22 +328,26 @@ for (const dialect of DIALECTS) {
         const i = await send(url('/api/institute'), 'POST', { data: newInstitute() }, [{ part: 'logo', bytes: png('hard'), type: 'image/png', name: 'h.png' }]);
         const hard = i.body.data._media.logo[0];
         expect((await app.http.del(`/api/institute/${i.body.data.id}`)).status).to.equal(200);
-        expect((await fetchBytes(local(hard._full_url))).status).to.equal(404);
+        expect(await gone(hard._full_url)).to.equal(true);
         expect(await app.deps.db('media_files').where('id', hard.id).first()).to.equal(undefined);
-        expect(stored().some((s) => hard._full_url.endsWith(s))).to.equal(false);
+        expect(await goneFromStorage(hard._full_url)).to.equal(true);
       });
 
       it('`npm run admin -- media:prune` removes orphan rows and stray files, and keeps the rest', async () => {
-        const keep = stored();
+        const keep = await stored();
         const rows = await mediaRows();
-        mkdirSync(join(uploads, 'ab'), { recursive: true });
-        writeFileSync(join(uploads, 'ab', 'ab' + '0'.repeat(30) + '.bin'), 'stray');
+        const strayKey = 'ab/ab' + '0'.repeat(30) + '.bin';
+        if (s3) await s3.put(strayKey, Buffer.from('stray'));
+        else {
+          mkdirSync(join(uploads, 'ab'), { recursive: true });
+          writeFileSync(join(uploads, strayKey), 'stray');
+        }
         await app.deps.db('media_files').insert({ name: 'o.png', mime: 'image/png', size: 1, sha256: 'x'.repeat(64), storage_key: 'cd/cd' + '1'.repeat(30) + '.png', model: 'institute', field: 'logo', record_id: 987654, created_at: new Date().toISOString() });
         const env = { ...process.env, ...app.env, AUTO_MIGRATE: 'false' };
         const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), 'media:prune', '--grace', '0'], { env, encoding: 'utf8', timeout: 20_000 });
         expect(run.status, run.stderr + run.stdout).to.equal(0);
         expect(run.stdout).to.match(/1 row.*1 file|removed/);
-        expect(stored()).to.deep.equal(keep);
+        expect(await stored()).to.deep.equal(keep);
         expect(await mediaRows()).to.equal(rows);
       });
     });

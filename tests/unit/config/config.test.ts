@@ -79,4 +79,46 @@ describe('config', () => {
   it('parses durations', () => {
     expect([parseDuration('60m'), parseDuration('1d'), parseDuration('90'), parseDuration('500ms'), parseDuration('2h')]).to.deep.equal([3600, 86400, 90, 0.5, 7200]);
   });
+
+  describe('storage (issue 18: UPLOADS_DRIVER, S3_*)', () => {
+    it('local by default; S3 settings are read only when S3_BUCKET is set', () => {
+      expect(loadConfig(base, root).uploads).to.deep.equal({ driver: 'local', s3: null });
+      expect(loadConfig({ ...base, S3_BUCKET: 'b' }, root).uploads.driver).to.equal('local');
+      expect(loadConfig({ ...base, S3_BUCKET: 'b' }, root).uploads.s3?.bucket).to.equal('b');
+    });
+
+    it('UPLOADS_DRIVER=s3 without S3_BUCKET is one clear start error; an unknown driver too', () => {
+      expect(() => loadConfig({ ...base, UPLOADS_DRIVER: 's3' }, root)).to.throw(ConfigError, /^S3_BUCKET: required when UPLOADS_DRIVER=s3$/);
+      expect(() => loadConfig({ ...base, UPLOADS_DRIVER: 'ftp' }, root)).to.throw(ConfigError, /UPLOADS_DRIVER.*local or s3/);
+    });
+
+    it('reads the S3 settings: defaults, prefix and URL forms, credentials', () => {
+      const s3 = loadConfig({ ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b' }, root).uploads.s3;
+      expect(s3).to.deep.equal({ bucket: 'b', region: 'us-east-1', endpoint: null, forcePathStyle: false, prefix: '', publicUrl: null, signedUrlTtlSeconds: 900, credentials: null });
+      const full = loadConfig({
+        ...base,
+        UPLOADS_DRIVER: 's3',
+        S3_BUCKET: 'b',
+        S3_REGION: 'eu-west-3',
+        S3_ENDPOINT: 'http://minio:9000/',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_PREFIX: '/media',
+        S3_PUBLIC_URL: 'https://cdn.example.test/',
+        S3_SIGNED_URL_TTL: '1h',
+        AWS_ACCESS_KEY_ID: 'id',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+      }, root).uploads.s3;
+      expect(full).to.deep.equal({ bucket: 'b', region: 'eu-west-3', endpoint: 'http://minio:9000', forcePathStyle: true, prefix: 'media/', publicUrl: 'https://cdn.example.test', signedUrlTtlSeconds: 3600, credentials: { accessKeyId: 'id', secretAccessKey: 'secret', sessionToken: null } });
+    });
+
+    it('refuses a bad endpoint or public URL, a TTL outside 1 s … 7 d, and half a key pair', () => {
+      const s3 = { ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b' };
+      expect(() => loadConfig({ ...s3, S3_ENDPOINT: 'minio:9000' }, root)).to.throw(ConfigError, /S3_ENDPOINT/);
+      expect(() => loadConfig({ ...s3, S3_PUBLIC_URL: 'cdn' }, root)).to.throw(ConfigError, /S3_PUBLIC_URL/);
+      expect(() => loadConfig({ ...s3, S3_SIGNED_URL_TTL: '604801' }, root)).to.throw(ConfigError, /S3_SIGNED_URL_TTL/);
+      expect(() => loadConfig({ ...s3, S3_SIGNED_URL_TTL: '0' }, root)).to.throw(ConfigError, /S3_SIGNED_URL_TTL/);
+      expect(loadConfig({ ...s3, S3_SIGNED_URL_TTL: '7d' }, root).uploads.s3?.signedUrlTtlSeconds).to.equal(604800);
+      expect(() => loadConfig({ ...s3, AWS_ACCESS_KEY_ID: 'id' }, root)).to.throw(ConfigError, /AWS_SECRET_ACCESS_KEY/);
+    });
+  });
 });
