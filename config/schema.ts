@@ -122,7 +122,7 @@ export const SETTINGS = {
   queryMaxRelationScopes: setting('QUERY_MAX_RELATION_SCOPES', String(DEFAULT_MAX_RELATION_SCOPES), parsePositiveInt, 'relation subqueries and joins one query may hold (400 beyond)'),
   callerConcurrency: setting('CALLER_CONCURRENCY', '6', parsePositiveInt, 'record requests of one caller (user, or address without a token) that run at once; more wait for a turn'),
   callerQueue: setting('CALLER_QUEUE', '100', parsePositiveInt, 'record requests of one caller that may wait for a turn; past that 429'),
-  callerQueueTimeout: setting('CALLER_QUEUE_TIMEOUT', '1s', parseDuration, 'longest a record request waits for its caller\'s turn; 503 after'),
+  callerQueueTimeout: setting('CALLER_QUEUE_TIMEOUT', '10s', parseDuration, 'longest a record request waits for its caller\'s turn; 503 after'),
   queryTimeout: setting('QUERY_TIMEOUT', '10s', parseDuration, 'longest one database statement may run; it is stopped then and the request answers 504 (0: no limit)'),
   logLevel: setting('LOG_LEVEL', 'info', parseLogLevel, 'log level: fatal, error, warn, info, debug, trace or silent'),
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),

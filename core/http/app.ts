@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import qs from 'qs';
-import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/errors';
+import { BadRequestError, MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors/errors';
 import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-api';
 import { appDocument } from '../openapi/app-document';
 import { docsRouter } from '../openapi/docs';
@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),
     authenticate(authenticator),
-    forModelPaths(registry, callerGate(config.callerGate)),
+    forModelPaths(registry, callerGate(config.callerGate, (e) => e instanceof ServiceUnavailableError || dialect.classifyError(e)?.kind === 'unavailable')),
     forModelPaths(registry, routed(records.routes())),
     forModelPaths(registry, routed(records.allowedMethods(allowed))),
   ];

@@ -4,10 +4,13 @@
  * connection of the pool, and everyone else's reads and sign-ins wait for a slot until they answer 503.
  * So at most `running` record requests of one caller (its user id; without a token, its address) run at
  * once; up to `waiting` more wait in line for a turn (holding no connection), and past that the request
- * answers 429 at once. A turn that does not come within `maxWaitMs` answers 503, as a request waiting
- * that long for a pooled connection would (while the database hangs, the earlier requests themselves
- * take that long to fail: the waiting ones must not add their time to it). A caller can slow only
- * itself down.
+ * answers 429 at once. A caller can slow only itself down.
+ *
+ * A wait is bounded (`maxWaitMs`, then 503), and a line does not outlive an outage: when one of the
+ * caller's requests fails because the database is unavailable, the requests waiting behind it answer
+ * 503 at once instead of each taking a turn to fail in its own time (a hung database answers 503 within
+ * its bound, not that bound times the length of the line), and so does a request that finds the line
+ * full within OUTAGE_MS of it.
  */
 import type { Middleware } from 'koa';
 import { RateLimitedError, ServiceUnavailableError } from '../errors/errors';
@@ -22,28 +25,44 @@ export interface CallerGateLimits {
   readonly maxWaitMs: number;
 }
 
+/** How long after a request failed for an unavailable database a full line is taken as still out. */
+const OUTAGE_MS = 1000;
+
+interface Waiter {
+  readonly turn: () => void;
+  readonly fail: (e: Error) => void;
+}
+
 interface Lane {
   running: number;
-  readonly queue: (() => void)[];
+  readonly queue: Waiter[];
+  /** When a request of this lane last failed for an unavailable database (ms since epoch; 0: never). */
+  outageAt: number;
 }
+
+const unavailable = (): ServiceUnavailableError => new ServiceUnavailableError('the database is unavailable; try again shortly');
 
 /** The turns of every caller; a caller with nothing running or waiting holds no entry. */
 export class CallerGate {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(private readonly limits: CallerGateLimits) {}
+  constructor(
+    private readonly limits: CallerGateLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Waits for a turn of `caller`; throws 429 when its line is full. Call `release` once after. */
+  /** Waits for a turn of `caller`; throws 429 when its line is full, 503 when no turn comes in time. Call `release` once after. */
   async acquire(caller: string): Promise<void> {
     let lane = this.lanes.get(caller);
     if (!lane) {
-      lane = { running: 0, queue: [] };
+      lane = { running: 0, queue: [], outageAt: 0 };
       this.lanes.set(caller, lane);
     }
     if (lane.running < this.limits.running) {
       lane.running += 1;
       return;
     }
+    if (this.now() - lane.outageAt < OUTAGE_MS) throw unavailable();
     if (lane.queue.length >= this.limits.waiting) {
       throw new RateLimitedError(
         `too many requests of this caller at once: ${this.limits.running} run and ${this.limits.waiting} wait (settings CALLER_CONCURRENCY, CALLER_QUEUE); retry when earlier ones have answered`,
@@ -55,7 +74,7 @@ export class CallerGate {
     const queue = lane.queue;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        queue.splice(queue.indexOf(turn), 1);
+        queue.splice(queue.indexOf(waiter), 1);
         reject(
           new ServiceUnavailableError(
             `no turn within ${this.limits.maxWaitMs} ms: earlier requests of this caller are still running (settings CALLER_CONCURRENCY, CALLER_QUEUE_TIMEOUT); retry shortly`,
@@ -63,19 +82,30 @@ export class CallerGate {
           ),
         );
       }, this.limits.maxWaitMs);
-      const turn = (): void => {
-        clearTimeout(timer);
-        resolve();
+      const waiter: Waiter = {
+        turn: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        fail: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       };
-      queue.push(turn);
+      queue.push(waiter);
     });
   }
 
-  release(caller: string): void {
+  /** Ends a turn of `caller`; `outage`: it failed because the database is unavailable. */
+  release(caller: string, outage = false): void {
     const lane = this.lanes.get(caller);
     if (!lane) return;
+    if (outage) {
+      lane.outageAt = this.now();
+      for (const w of lane.queue.splice(0)) w.fail(unavailable());
+    }
     const next = lane.queue.shift();
-    if (next) next();
+    if (next) next.turn();
     else if (--lane.running === 0) this.lanes.delete(caller);
   }
 
@@ -85,16 +115,23 @@ export class CallerGate {
   }
 }
 
-/** The gate as middleware, after authentication: the caller is known by then. */
-export function callerGate(limits: CallerGateLimits): Middleware<RequestState> {
+/**
+ * The gate as middleware, after authentication: the caller is known by then. `isOutage` tells a failure
+ * for an unavailable database (the dialect's classification of a driver error, or the 503 made of one).
+ */
+export function callerGate(limits: CallerGateLimits, isOutage: (e: unknown) => boolean): Middleware<RequestState> {
   const gate = new CallerGate(limits);
   return async (ctx, next) => {
     const caller = ctx.state.actor ? `user:${ctx.state.actor.id}` : `address:${ctx.state.clientIp}`;
     await gate.acquire(caller);
+    let outage = false;
     try {
       await next();
+    } catch (e) {
+      outage = isOutage(e);
+      throw e;
     } finally {
-      gate.release(caller);
+      gate.release(caller, outage);
     }
   };
 }

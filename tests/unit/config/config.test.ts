@@ -34,7 +34,7 @@ describe('config', () => {
   });
 
   it('reads the per-caller gate: CALLER_CONCURRENCY (at least 1), CALLER_QUEUE and CALLER_QUEUE_TIMEOUT', () => {
-    expect(loadConfig(base, root).callerGate).to.deep.equal({ running: 6, waiting: 100, maxWaitMs: 1000 });
+    expect(loadConfig(base, root).callerGate).to.deep.equal({ running: 6, waiting: 100, maxWaitMs: 10_000 });
     expect(loadConfig({ ...base, CALLER_CONCURRENCY: '2', CALLER_QUEUE: '0', CALLER_QUEUE_TIMEOUT: '250ms' }, root).callerGate).to.deep.equal({ running: 2, waiting: 0, maxWaitMs: 250 });
     expect(loadConfig({ ...base, CALLER_CONCURRENCY: '0' }, root).callerGate.running).to.equal(1);
     expect(() => loadConfig({ ...base, CALLER_QUEUE: 'many' }, root)).to.throw(ConfigError, /CALLER_QUEUE/);

@@ -65,4 +65,28 @@ describe('CallerGate', () => {
     gate.release('slow');
     expect(gate.size).to.equal(0);
   });
+
+  it('an outage ends the line: the waiting requests answer 503 at once, and a full line refuses for a second after', async () => {
+    let now = 1_000_000;
+    const gate = new CallerGate({ running: 1, waiting: 3, maxWaitMs: 60_000 }, () => now);
+    await gate.acquire('c');
+    const waiting = [gate.acquire('c'), gate.acquire('c')].map((p) => p.then(() => 'turn', (e: unknown) => e));
+    gate.release('c', true);
+    const outcomes = await Promise.all(waiting);
+    for (const o of outcomes) expect(o).to.be.instanceOf(ServiceUnavailableError);
+    // the lane is empty now: a new request runs
+    await gate.acquire('c');
+    // the line is full within a second of the outage: 503 at once, not a place in the line
+    let failed: unknown = null;
+    await gate.acquire('c').catch((e: unknown) => (failed = e));
+    expect(failed).to.be.instanceOf(ServiceUnavailableError);
+    // a second later it waits again as usual
+    now += 1000;
+    const later = gate.acquire('c');
+    gate.release('c');
+    await later;
+    gate.release('c');
+    expect(gate.size).to.equal(0);
+  });
 });
+
