@@ -54,7 +54,7 @@ export function identityOpenApi(): OpenApiFragment {
     ],
     components: {
       schemas: {
-        ApiToken: obj(
+        IamApiToken: obj(
           {
             id: { type: 'integer' },
             name: str,
@@ -68,8 +68,8 @@ export function identityOpenApi(): OpenApiFragment {
           },
           ['id', 'name', 'description', 'kind', 'permissions', 'expiresAt', 'lastUsedAt', 'createdAt', 'updatedAt'],
         ),
-        ApiTokenWithSecret: {
-          allOf: [ref('ApiToken'), obj({ secret: { type: 'string', pattern: '^ris_', description: 'Shown only in this answer: store it now. Stored by the service only as a keyed hash.' } }, ['secret'])],
+        IamApiTokenWithSecret: {
+          allOf: [ref('IamApiToken'), obj({ secret: { type: 'string', pattern: '^ris_', description: 'Shown only in this answer: store it now. Stored by the service only as a keyed hash.' } }, ['secret'])],
         },
         IamUser: obj({ id: { type: 'integer' }, fullName: { type: ['string', 'null'] }, username: str, email: str, mobile: { type: ['string', 'null'] }, forcePasswordChange: { type: 'boolean' }, roles, createdAt: str, updatedAt: str }),
       },
@@ -83,21 +83,21 @@ export function identityOpenApi(): OpenApiFragment {
       '/api/iam/change-password': { post: op('iamChangePassword', "Change the caller's own password (ends every session)", obj({ id: { type: 'integer' }, email: str, currentPassword: str, newPassword: str }, ['currentPassword', 'newPassword']), obj({ message: str }), { bearer: true, errors: [401, 403, 422, 429] }) },
       '/api/iam/me': { get: op('iamMe', 'The current user', null, obj({ user: sessionUser, accessToken: str, refreshToken: { type: 'null' } }), { bearer: true, errors: [401] }) },
       '/api/iam/api-tokens': {
-        get: tokenOp('iamApiTokensList', 'List API tokens (never their secrets)', null, { type: 'array', items: ref('ApiToken') }, []),
+        get: tokenOp('iamApiTokensList', 'List API tokens (never their secrets)', null, { type: 'array', items: ref('IamApiToken') }, []),
         post: tokenOp(
           'iamApiTokensCreate',
           'Create an API token: read-only (find + findOne on every model), full-access (every permission) or custom (the listed permissions); the secret is shown only here',
           obj({ name: str, description: strOrNull, kind: { enum: ['read-only', 'full-access', 'custom'] }, permissions: { type: 'array', items: str }, lifetimeDays: { enum: [7, 30, 90, null] } }, ['name', 'kind']),
-          ref('ApiTokenWithSecret'),
+          ref('IamApiTokenWithSecret'),
           [409, 422],
         ),
       },
       '/api/iam/api-tokens/{id}': {
-        patch: withId(tokenOp('iamApiTokensUpdate', 'Rename an API token or change its description', obj({ name: str, description: strOrNull }), ref('ApiToken'), [409, 422])),
-        delete: withId(tokenOp('iamApiTokensRevoke', 'Revoke (delete) an API token: it answers 401 from then on', null, ref('ApiToken'), [])),
+        patch: withId(tokenOp('iamApiTokensUpdate', 'Rename an API token or change its description', obj({ name: str, description: strOrNull }), ref('IamApiToken'), [409, 422])),
+        delete: withId(tokenOp('iamApiTokensRevoke', 'Revoke (delete) an API token: it answers 401 from then on', null, ref('IamApiToken'), [])),
       },
       '/api/iam/api-tokens/{id}/regenerate': {
-        post: withId(tokenOp('iamApiTokensRegenerate', 'A new secret for an API token (shown only here); the old one answers 401 from then on', null, ref('ApiTokenWithSecret'), [])),
+        post: withId(tokenOp('iamApiTokensRegenerate', 'A new secret for an API token (shown only here); the old one answers 401 from then on', null, ref('IamApiTokenWithSecret'), [])),
       },
       '/api/iam/logout': { post: op('iamLogout', 'End the session (or every session with allDevices)', obj({ refreshToken: str, allDevices: { type: 'boolean' } }, ['refreshToken']), obj({ message: str }), { errors: [401, 422] }) },
       '/api/iam/otp/register/initiate': { post: op('iamOtpRegisterInitiate', 'Start a passwordless registration: a code per validation source', obj({ username: str, email: str, mobile: str, fullName: str, validationSources: sources, customPayload: { type: 'object' } }, ['username', 'email']), obj({ message: str }), { errors: [403, 409, 422, 429] }) },
