@@ -1,6 +1,6 @@
 /** Issue 16, API tokens: admins make them, they act by their own permissions, and die at once when revoked. */
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DIALECTS } from '../../helpers/dialects';
 import type { Client } from '../../helpers/http';
@@ -289,13 +289,16 @@ for (const dialect of DIALECTS) {
     });
 
     describe('CLI', () => {
-      const cli = (...args: string[]) => {
-        const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env }, encoding: 'utf8', timeout: 30_000 });
-        return { code: r.status, out: r.stdout, err: r.stderr };
-      };
+      // Asynchronous: a synchronous spawn would stall the in-process server for the command's duration.
+      const cli = (...args: string[]) =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          execFile(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env }, encoding: 'utf8', timeout: 30_000 }, (error, out, err) => {
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out, err });
+          });
+        });
 
       it('token:create prints a working secret once; token:list never shows it; token:revoke (another process) → 401 within a second', async () => {
-        const r = cli('token:create', '--name', 'ci', '--kind', 'read-only', '--days', '30');
+        const r = await cli('token:create', '--name', 'ci', '--kind', 'read-only', '--days', '30');
         expect(r.code, r.err).to.equal(0);
         const secrets = r.out.match(/ris_[A-Za-z0-9_-]{43}/g) ?? [];
         expect(secrets).to.have.length(1);
@@ -305,13 +308,13 @@ for (const dialect of DIALECTS) {
         expect((await c.post('/api/institute', newInstitute())).status).to.equal(403);
         const t = (await app.http.get('/api/iam/api-tokens')).body.data.find((x: { name: string }) => x.name === 'ci');
         expect(Date.parse(t.expiresAt) - Date.now()).to.be.within(30 * 86_400_000 - 60_000, 30 * 86_400_000 + 1000);
-        const list = cli('token:list');
+        const list = await cli('token:list');
         expect(list.code, list.err).to.equal(0);
         expect(list.out).to.contain('ci').and.not.contain(secret);
-        const bad = cli('token:create', '--name', 'ci-bad', '--kind', 'custom', '--permissions', 'institute.fly');
+        const bad = await cli('token:create', '--name', 'ci-bad', '--kind', 'custom', '--permissions', 'institute.fly');
         expect(bad.code).to.not.equal(0);
         expect(bad.err).to.contain('institute.fly');
-        const revoked = cli('token:revoke', 'ci');
+        const revoked = await cli('token:revoke', 'ci');
         expect(revoked.code, revoked.err).to.equal(0);
         await sleep(1000);
         expect((await c.get('/api/institute')).status).to.equal(401);
