@@ -1,7 +1,7 @@
 /** /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ForbiddenError, UnauthorizedError } from '../../errors/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors/errors';
 import type { Actor } from '../../plugin-api';
 import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
@@ -37,7 +37,8 @@ export interface IdentityRouteDeps {
 
 const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
   const raw = ctx.params?.id ?? '';
-  return /^[1-9]\d{0,15}$/.test(raw) ? Number(raw) : -1;
+  if (!/^[1-9]\d{0,15}$/.test(raw)) throw new NotFoundError(`no API token ${raw}`);
+  return Number(raw);
 };
 
 export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens }: IdentityRouteDeps): void {
