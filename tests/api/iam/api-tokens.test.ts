@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DIALECTS } from '../../helpers/dialects';
-import type { Client } from '../../helpers/http';
+import { type Client, replyObservers, type Reply } from '../../helpers/http';
+import { SecretWatch } from '../../helpers/no-secrets';
 import { ROOT, startTestApp, type TestApp, type TestUser } from '../../helpers/test-app';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,15 +26,35 @@ for (const dialect of DIALECTS) {
     const newInstitute = () => ({ name: `Institute ${++n}`, code: `I${n}${Date.now().toString(36)}` });
     const listed = async (id: number) => ((await app.http.get('/api/iam/api-tokens')).body.data as { id: number; lastUsedAt: string | null; name: string }[]).find((t) => t.id === id);
     let instituteId: number;
+    const watch = new SecretWatch();
+    /** Every reply of this file's clients, to count where each secret appeared. */
+    const replies: string[] = [];
+    const record = (r: Reply): void => {
+      replies.push(r.text);
+    };
 
     before(async () => {
+      watch.start();
+      replyObservers.push(record);
       app = await startTestApp(dialect);
       user = await app.createUser();
       const res = await app.http.post('/api/institute', newInstitute());
       expect(res.status).to.equal(200);
       instituteId = res.body.data.id;
     });
-    after(async () => app?.close());
+    after(async () => {
+      try {
+        // No reply ever carried a stored hash; each secret appeared in exactly one reply (its creation or regeneration).
+        expect(await watch.checkStoredHashes(app.deps.db)).to.be.greaterThan(0);
+        const secrets = new Set(replies.join('\n').match(/ris_[A-Za-z0-9_-]{43}/g) ?? []);
+        expect(secrets.size).to.be.greaterThan(10);
+        for (const secret of secrets) expect(replies.filter((t) => t.includes(secret)).length, secret).to.equal(1);
+      } finally {
+        watch.stop();
+        replyObservers.splice(replyObservers.indexOf(record), 1);
+        await app?.close();
+      }
+    });
 
     describe('kinds', () => {
       it('read-only: find and findOne on every model, no write (403)', async () => {
