@@ -29,6 +29,11 @@ export interface Actor {
   readonly roles: readonly string[];
   /** The access token's session id, when the actor came from a token. */
   readonly sessionId: string | null;
+  /**
+   * Set when the caller presented an API token: no user account then (`id` 0, `roles` empty, writes
+   * record no author), and the Authorizer answers from the token's permissions.
+   */
+  readonly apiToken?: { readonly id: number; readonly name: string } | null;
 }
 
 export interface PluginDeps {

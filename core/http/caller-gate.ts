@@ -122,7 +122,8 @@ export class CallerGate {
 export function callerGate(limits: CallerGateLimits, isOutage: (e: unknown) => boolean): Middleware<RequestState> {
   const gate = new CallerGate(limits);
   return async (ctx, next) => {
-    const caller = ctx.state.actor ? `user:${ctx.state.actor.id}` : `address:${ctx.state.clientIp}`;
+    const actor = ctx.state.actor;
+    const caller = actor ? (actor.apiToken ? `api-token:${actor.apiToken.id}` : `user:${actor.id}`) : `address:${ctx.state.clientIp}`;
     await gate.acquire(caller);
     let outage = false;
     try {

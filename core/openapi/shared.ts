@@ -183,8 +183,7 @@ export function sharedComponents(): OpenApiComponents {
       [BEARER]: {
         type: 'http',
         scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: 'The `accessToken` of a password sign-in (`POST /api/iam/authenticate`) or an OTP login confirmation (spec 5.1).',
+        description: 'Either the `accessToken` of a password sign-in (`POST /api/iam/authenticate`) or an OTP login confirmation (spec 5.1), a JWT; or an API token (`ris_…`, made by an admin at `POST /api/iam/api-tokens`), which carries its own permissions and reaches the record API only.',
       },
     },
   };

@@ -70,10 +70,16 @@ export interface ListResult {
 type UserSummary = Record<string, unknown> | null;
 
 /** Spec 2.2: createdBy carries id, fullName, username, email; updatedBy id, fullName, email, active. */
-function createdBy(actor: Actor | null): UserSummary {
+/** The user a write is attributed to: none for an API token (it is no user account). */
+function authorOf(actor: Actor | null): Actor | null {
+  return actor && !actor.apiToken ? actor : null;
+}
+function createdBy(caller: Actor | null): UserSummary {
+  const actor = authorOf(caller);
   return actor ? { id: actor.id, fullName: actor.fullName, username: actor.username, email: actor.email } : null;
 }
-function updatedBy(actor: Actor | null): UserSummary {
+function updatedBy(caller: Actor | null): UserSummary {
+  const actor = authorOf(caller);
   return actor ? { id: actor.id, fullName: actor.fullName, email: actor.email, active: actor.active } : null;
 }
 
@@ -203,7 +209,7 @@ export class RecordService {
     const { actor, unreadable } = caller;
     const data = this.validators(model).check(body, mode);
     const prepared = await this.prepareFiles(model, files);
-    const stamp = (row: Row): Row => Object.assign(row, { updated_at: toIsoTimestamp(this.now()), updated_by_id: actor?.id ?? null });
+    const stamp = (row: Row): Row => Object.assign(row, { updated_at: toIsoTimestamp(this.now()), updated_by_id: authorOf(actor)?.id ?? null });
     if (this.isSingleStatement(model, data, mode, prepared)) {
       const { db } = this.deps;
       return this.run(model, async () => {
@@ -342,7 +348,7 @@ export class RecordService {
     const { actor, unreadable } = caller;
     const { row, links, related } = await this.toRow(db, model, data, 'create', unreadable);
     const now = toIsoTimestamp(this.now());
-    Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: actor?.id ?? null, updated_by_id: actor?.id ?? null });
+    Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: authorOf(actor)?.id ?? null, updated_by_id: authorOf(actor)?.id ?? null });
     const inserted = await repo.insertReturning(db, model, row, this.writeBack.columns(model));
     const id = Number(inserted.id);
     for (const [rel, ids] of links) await repo.setLinks(db, rel, id, ids);
@@ -457,7 +463,7 @@ export class RecordService {
     }
     const now = toIsoTimestamp(this.now());
     // The tracker is unique per archived record, so two archived records may share a unique value (spec 3.1 rule 2).
-    await repo.updateRow(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, updated_at: now, updated_by_id: actor?.id ?? null });
+    await repo.updateRow(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, updated_at: now, updated_by_id: authorOf(actor)?.id ?? null });
     return { ...(await this.writeBack.read(trx, model, id, 'inclusive', unreadable)), updatedBy: updatedBy(actor) };
   }
 
@@ -465,7 +471,7 @@ export class RecordService {
     const { actor, unreadable } = caller;
     await this.mustExist(trx, model, id, 'exclusive');
     try {
-      await repo.updateRow(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, updated_at: toIsoTimestamp(this.now()), updated_by_id: actor?.id ?? null });
+      await repo.updateRow(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, updated_at: toIsoTimestamp(this.now()), updated_by_id: authorOf(actor)?.id ?? null });
     } catch (e) {
       const err = this.translated(e, model);
       if (err instanceof ConflictError) {

@@ -763,6 +763,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/iam/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API tokens (never their secrets) */
+        get: operations["iamApiTokensList"];
+        put?: never;
+        /** Create an API token: read-only (find + findOne on every model), full-access (every permission) or custom (the listed permissions); the secret is shown only here */
+        post: operations["iamApiTokensCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iam/api-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke (delete) an API token: it answers 401 from then on */
+        delete: operations["iamApiTokensRevoke"];
+        options?: never;
+        head?: never;
+        /** Rename an API token or change its description */
+        patch: operations["iamApiTokensUpdate"];
+        trace?: never;
+    };
+    "/api/iam/api-tokens/{id}/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret for an API token (shown only here); the old one answers 401 from then on */
+        post: operations["iamApiTokensRegenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iam/logout": {
         parameters: {
             query?: never;
@@ -1610,6 +1663,33 @@ export interface components {
             /** @description The institute's logo (an image). */
             logo?: components["schemas"]["MediaFile"][];
         };
+        /** @description Operators on a text field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
+        TextFilter: {
+            $eq?: string;
+            $eqi?: string;
+            $ne?: string;
+            $nei?: string;
+            $lt?: string;
+            $lte?: string;
+            $gt?: string;
+            $gte?: string;
+            $in?: string[];
+            $notIn?: string[];
+            $contains?: string;
+            $notContains?: string;
+            $containsi?: string;
+            $notContainsi?: string;
+            $null?: boolean;
+            $notNull?: boolean;
+            $between?: string[];
+            $startsWith?: string;
+            $startsWithi?: string;
+            $endsWith?: string;
+            $endsWithi?: string;
+            $and?: components["schemas"]["TextFilter"][];
+            $or?: components["schemas"]["TextFilter"][];
+            $not?: components["schemas"]["TextFilter"];
+        };
         /** @description Permission: One record action on one model, such as fee-type.create. Only `id` is always present: `fields` narrows the rest. */
         Permission: {
             /** @description Record identifier. */
@@ -1969,33 +2049,6 @@ export interface components {
             /** @description This does not match. */
             $not?: components["schemas"]["RoleFilters"];
         };
-        /** @description Operators on a text field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
-        TextFilter: {
-            $eq?: string;
-            $eqi?: string;
-            $ne?: string;
-            $nei?: string;
-            $lt?: string;
-            $lte?: string;
-            $gt?: string;
-            $gte?: string;
-            $in?: string[];
-            $notIn?: string[];
-            $contains?: string;
-            $notContains?: string;
-            $containsi?: string;
-            $notContainsi?: string;
-            $null?: boolean;
-            $notNull?: boolean;
-            $between?: string[];
-            $startsWith?: string;
-            $startsWithi?: string;
-            $endsWith?: string;
-            $endsWithi?: string;
-            $and?: components["schemas"]["TextFilter"][];
-            $or?: components["schemas"]["TextFilter"][];
-            $not?: components["schemas"]["TextFilter"];
-        };
         /** @description User: A user of the service (identity plugin). Only `id` is always present: `fields` narrows the rest. */
         User: {
             /** @description Record identifier. */
@@ -2346,6 +2399,33 @@ export interface components {
             $and?: components["schemas"]["JsonFilter"][];
             $or?: components["schemas"]["JsonFilter"][];
             $not?: components["schemas"]["JsonFilter"];
+        };
+        IamApiToken: {
+            id: number;
+            name: string;
+            description: string | null;
+            /** @enum {unknown} */
+            kind: "read-only" | "full-access" | "custom";
+            /** @description kind custom: the `<model>.<action>` names it holds (empty for the other kinds) */
+            permissions: string[];
+            /**
+             * Format: date-time
+             * @description null: never expires
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description written at most once a minute
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        IamApiTokenWithSecret: components["schemas"]["IamApiToken"] & {
+            /** @description Shown only in this answer: store it now. Stored by the service only as a keyed hash. */
+            secret: string;
         };
         IamUser: {
             id?: number;
@@ -6029,6 +6109,178 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamApiTokensList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IamApiToken"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamApiTokensCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @enum {unknown} */
+                    kind: "read-only" | "full-access" | "custom";
+                    permissions?: string[];
+                    /** @enum {unknown} */
+                    lifetimeDays?: 7 | 30 | 90 | null;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IamApiTokenWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamApiTokensRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IamApiToken"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamApiTokensUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IamApiToken"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    iamApiTokensRegenerate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IamApiTokenWithSecret"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Error"];

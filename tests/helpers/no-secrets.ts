@@ -20,11 +20,12 @@ export class SecretWatch {
     return this;
   }
 
-  /** Every stored hash (refresh tokens, codes, passwords) must be absent from every reply seen. */
+  /** Every stored hash (refresh tokens, codes, API tokens, passwords) must be absent from every reply seen. */
   async checkStoredHashes(db: Knex): Promise<number> {
     const hashes = [
       ...((await db('refresh_tokens').select('token_hash')) as { token_hash: string }[]).map((r) => r.token_hash),
       ...((await db('one_time_codes').select('code_hash')) as { code_hash: string }[]).map((r) => r.code_hash),
+      ...((await db('api_tokens').select('token_hash')) as { token_hash: string }[]).map((r) => r.token_hash),
       ...((await db('users').whereNotNull('password').select('password')) as { password: string }[]).map((r) => r.password),
     ];
     const all = this.texts.join('\n');

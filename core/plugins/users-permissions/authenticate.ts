@@ -7,6 +7,7 @@
  */
 import { UnauthorizedError } from '../../errors/errors';
 import type { Actor, Authenticator } from '../../plugin-api';
+import type { ApiTokens } from './api-tokens';
 import type { Sessions } from './sessions';
 import type { IdentityStore } from './store';
 import type { Tokens } from './tokens';
@@ -21,7 +22,7 @@ export class IdentityAuthenticator implements Authenticator {
   /** Moves on every `forget`: a lookup begun before it must not cache what it read. */
   private generation = 0;
 
-  constructor(private readonly tokens: Tokens, private readonly sessions: Sessions, private readonly store: IdentityStore) {}
+  constructor(private readonly tokens: Tokens, private readonly sessions: Sessions, private readonly store: IdentityStore, private readonly apiTokens: ApiTokens | null = null) {}
 
   /** Drops cached actors of ended sessions (or of every session of a user). */
   forget(sessionIds: readonly number[], userId: number | null): void {
@@ -34,7 +35,8 @@ export class IdentityAuthenticator implements Authenticator {
   async authenticate(authorization: string | undefined): Promise<Actor | null> {
     if (authorization === undefined || authorization.trim() === '') return null;
     const m = /^Bearer\s+([A-Za-z0-9_\-.=]+)\s*$/i.exec(authorization);
-    if (!m) throw new UnauthorizedError('the Authorization header must be "Bearer <access token>"');
+    if (!m) throw new UnauthorizedError('the Authorization header must be "Bearer <access token or API token>"');
+    if (this.apiTokens?.owns(m[1])) return this.apiTokens.actorOf(m[1]);
     return this.actorOf(m[1]);
   }
 

@@ -1,9 +1,11 @@
 /**
  * `<model>.<action>` checks (Authorizer, CONTRACT: Roles and permissions): admin may do everything,
- * a request without a token acts as `public`, others by the union of their roles' permissions.
+ * a request without a token acts as `public`, others by the union of their roles' permissions, an API
+ * token by its own permissions (api-tokens.ts).
  * Role → permissions is cached for at most CACHE_TTL_MS; concurrent misses of one role share one query.
  */
 import type { Actor, Authorizer } from '../../plugin-api';
+import type { ApiTokens } from './api-tokens';
 import { CACHE_TTL_MS } from './authenticate';
 import { ADMIN, PUBLIC } from './seed';
 import type { IdentityStore } from './store';
@@ -14,7 +16,7 @@ export class IdentityAuthorizer implements Authorizer {
   /** Moves on every `invalidate`: a query begun before it must not cache what it read. */
   private generation = 0;
 
-  constructor(private readonly store: IdentityStore) {}
+  constructor(private readonly store: IdentityStore, private readonly apiTokens: ApiTokens | null = null) {}
 
   invalidate(): void {
     this.generation++;
@@ -42,6 +44,8 @@ export class IdentityAuthorizer implements Authorizer {
   }
 
   async can(actor: Actor | null, model: string, action: string): Promise<boolean> {
+    // An API token answers from its own permissions, never a role's.
+    if (actor?.apiToken) return this.apiTokens?.allows(actor, model, action) ?? false;
     const roles = actor ? actor.roles : [PUBLIC];
     if (roles.includes(ADMIN)) return true;
     const wanted = `${model}.${action}`;

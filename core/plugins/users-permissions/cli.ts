@@ -1,5 +1,6 @@
 /**
- * Admin CLI commands of the identity plugin: user:create, user:import, user:set-password, role:create, role:grant, role:revoke.
+ * Admin CLI commands of the identity plugin: user:create, user:import, user:set-password, role:create, role:grant, role:revoke,
+ * token:create, token:list, token:revoke (API tokens; the secret is printed once, by token:create).
  * Users the operator creates have their e-mail marked verified: the operator vouches for the address,
  * so a later OTP sign-in never treats their password as a stranger's (service.ts, `verified`).
  */
@@ -114,4 +115,48 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
   };
   program.command('role:grant').description('grant a permission to a role').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(false));
   program.command('role:revoke').description('revoke a permission from a role').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(true));
+
+  program
+    .command('token:create')
+    .description('create an API token and print its secret (shown this once)')
+    .requiredOption('--name <name>')
+    .requiredOption('--kind <kind>', 'read-only, full-access or custom')
+    .option('--permissions <list>', 'kind custom: comma-separated <model>.<action> names')
+    .option('--days <days>', 'lifetime: 7, 30 or 90 (default: unlimited)')
+    .option('--description <text>')
+    .action(async (o: { name: string; kind: string; permissions?: string; days?: string; description?: string }) => {
+      const rt = await ready();
+      const days = o.days === undefined ? null : /^\d+$/.test(o.days) ? Number(o.days) : o.days;
+      try {
+        const t = await rt.apiTokens.create({ name: o.name, kind: o.kind, description: o.description ?? null, lifetimeDays: days, ...(o.permissions !== undefined && { permissions: list(o.permissions) }) }, null);
+        console.log(`created API token ${t.id} (${t.name}, ${t.kind}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}); its secret, shown only now:`);
+        console.log(t.secret);
+      } catch (e) {
+        fail(describe(e));
+      }
+    });
+
+  program
+    .command('token:list')
+    .description('list API tokens (never their secrets)')
+    .action(async () => {
+      const rt = await ready();
+      for (const t of await rt.apiTokens.list()) {
+        console.log(`${t.id}\t${t.name}\t${t.kind}${t.kind === 'custom' ? ` [${t.permissions.join(', ')}]` : ''}\texpires ${t.expiresAt ?? 'never'}\tlast used ${t.lastUsedAt ?? 'never'}`);
+      }
+    });
+
+  program
+    .command('token:revoke <idOrName>')
+    .description('revoke (delete) an API token by id or name')
+    .action(async (idOrName: string) => {
+      const rt = await ready();
+      const id = (await rt.apiTokens.idOf(idOrName)) ?? fail(`no API token ${idOrName}`);
+      try {
+        const t = await rt.apiTokens.revoke(id);
+        console.log(`revoked API token ${t.id} (${t.name})`);
+      } catch (e) {
+        fail(describe(e));
+      }
+    });
 }

@@ -35,7 +35,10 @@ export function usersPermissions(): Plugin {
   return {
     name: 'users-permissions',
     contentTypesDir: contentTypesDir(),
-    routes: (router, deps) => identityRoutes(router, runtime(deps).service, runtime(deps).authenticator),
+    routes: (router, deps) => {
+      const r = runtime(deps);
+      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens });
+    },
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,
     bootstrap: async (deps) => seed(runtime(deps).store),

@@ -1,17 +1,18 @@
 /**
  * With REDIS_URL set, a revocation is published to every process sharing the database, which drops
- * the cached actors at once (without Redis, the ≤ 0.5 s cache bounds the delay instead).
+ * the cached actors at once (without Redis, the ≤ 0.5 s cache bounds the delay instead). Revoked and
+ * regenerated API tokens travel on the same channel (`apiTokenIds`).
  */
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 
 export interface RevocationBus {
-  publish(sessionIds: readonly number[], userId: number | null): void;
+  publish(sessionIds: readonly number[], userId: number | null, apiTokenIds?: readonly number[]): void;
   close(): Promise<void>;
 }
 
-export function redisRevocationBus(url: string, namespace: string, onMessage: (sessionIds: readonly number[], userId: number | null) => void, log: Logger): RevocationBus {
+export function redisRevocationBus(url: string, namespace: string, onMessage: (sessionIds: readonly number[], userId: number | null, apiTokenIds: readonly number[]) => void, log: Logger): RevocationBus {
   const CHANNEL = `ris:${namespace}:iam:revoked`;
   // Publishes fail at once while Redis is away (no offline queue growing through an outage); the
   // subscriber keeps its one SUBSCRIBE queued until the first connection and resubscribes by itself.
@@ -35,16 +36,16 @@ export function redisRevocationBus(url: string, namespace: string, onMessage: (s
   sub.subscribe(CHANNEL).catch(unavailable);
   sub.on('message', (_channel: string, text: string) => {
     try {
-      const m = JSON.parse(text) as { sessionIds?: unknown; userId?: unknown };
-      const ids = Array.isArray(m.sessionIds) ? m.sessionIds.map(Number).filter(Number.isSafeInteger) : [];
-      onMessage(ids, typeof m.userId === 'number' ? m.userId : null);
+      const m = JSON.parse(text) as { sessionIds?: unknown; userId?: unknown; apiTokenIds?: unknown };
+      const numbers = (v: unknown): number[] => (Array.isArray(v) ? v.map(Number).filter(Number.isSafeInteger) : []);
+      onMessage(numbers(m.sessionIds), typeof m.userId === 'number' ? m.userId : null, numbers(m.apiTokenIds));
     } catch {
       /* not ours */
     }
   });
   return {
-    publish(sessionIds, userId) {
-      pub.publish(CHANNEL, JSON.stringify({ sessionIds, userId })).catch(unavailable);
+    publish(sessionIds, userId, apiTokenIds = []) {
+      pub.publish(CHANNEL, JSON.stringify({ sessionIds, userId, apiTokenIds })).catch(unavailable);
     },
     async close() {
       pub.disconnect();

@@ -1,13 +1,24 @@
 /** /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { UnauthorizedError } from '../../errors/errors';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors/errors';
 import type { Actor } from '../../plugin-api';
+import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
+import type { IdentityAuthorizer } from './authorize';
 import type { IdentityService } from './service';
 
 type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
 const bodyOf = (ctx: Ctx): unknown => (ctx.request as { body?: unknown }).body;
+
+/**
+ * /api/iam is for people: an API token reaches none of it (me, change-password, logout, token management).
+ * Refused before anything else reads the body, whether or not the token is valid.
+ */
+function refuseApiToken(ctx: Ctx, apiTokens: ApiTokens): void {
+  const m = /^Bearer\s+(\S+)/i.exec(ctx.get('Authorization'));
+  if (m && apiTokens.owns(m[1])) throw new ForbiddenError('an API token cannot use /api/iam (account endpoints and API token management): sign in as a user');
+}
 
 async function bearer(ctx: Ctx, auth: IdentityAuthenticator): Promise<{ actor: Actor; token: string }> {
   const header = ctx.get('Authorization');
@@ -17,12 +28,33 @@ async function bearer(ctx: Ctx, auth: IdentityAuthenticator): Promise<{ actor: A
   return { actor, token: header.replace(/^Bearer\s+/i, '').trim() };
 }
 
-export function identityRoutes<S>(router: Router<S>, service: IdentityService, auth: IdentityAuthenticator): void {
-  const post = (path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
-    router.post(path, async (c) => {
+export interface IdentityRouteDeps {
+  readonly service: IdentityService;
+  readonly auth: IdentityAuthenticator;
+  readonly authorizer: IdentityAuthorizer;
+  readonly apiTokens: ApiTokens;
+}
+
+const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
+  const raw = ctx.params?.id ?? '';
+  if (!/^[1-9]\d{0,15}$/.test(raw)) throw new NotFoundError(`no API token ${raw}`);
+  return Number(raw);
+};
+
+export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens }: IdentityRouteDeps): void {
+  const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
+    router[method](path, async (c) => {
       const ctx = c as unknown as Ctx;
+      refuseApiToken(ctx, apiTokens);
       ctx.body = await handle(ctx);
     });
+  };
+  const post = (path: string, handle: (ctx: Ctx) => Promise<unknown>): void => route('post', path, handle);
+  /** Token management: admins only (the check is `api-token.manage`, which no role but admin holds). */
+  const admin = async (ctx: Ctx): Promise<Actor> => {
+    const { actor } = await bearer(ctx, auth);
+    if (!(await authorizer.can(actor, 'api-token', 'manage'))) throw new ForbiddenError('only admins manage API tokens (api-token.manage)');
+    return actor;
   };
   post('/api/iam/register', (ctx) => service.register(bodyOf(ctx), ctx.state.clientIp));
   post('/api/iam/authenticate', (ctx) => service.authenticate(bodyOf(ctx), ctx.state.clientIp));
@@ -49,9 +81,25 @@ export function identityRoutes<S>(router: Router<S>, service: IdentityService, a
       if (id !== null && before && ctx.status === 200) await service.afterUserWrite(id, before);
     });
   }
-  router.get('/api/iam/me', async (c) => {
-    const ctx = c as unknown as Ctx;
+  route('get', '/api/iam/me', async (ctx) => {
     const { actor, token } = await bearer(ctx, auth);
-    ctx.body = service.me(actor, token);
+    return service.me(actor, token);
+  });
+  route('get', '/api/iam/api-tokens', async (ctx) => {
+    await admin(ctx);
+    return { data: await apiTokens.list() };
+  });
+  route('post', '/api/iam/api-tokens', async (ctx) => ({ data: await apiTokens.create(bodyOf(ctx), (await admin(ctx)).id) }));
+  route('patch', '/api/iam/api-tokens/:id', async (ctx) => {
+    const actor = await admin(ctx);
+    return { data: await apiTokens.update(tokenId(ctx), bodyOf(ctx), actor.id) };
+  });
+  route('post', '/api/iam/api-tokens/:id/regenerate', async (ctx) => {
+    const actor = await admin(ctx);
+    return { data: await apiTokens.regenerate(tokenId(ctx), actor.id) };
+  });
+  route('delete', '/api/iam/api-tokens/:id', async (ctx) => {
+    await admin(ctx);
+    return { data: await apiTokens.revoke(tokenId(ctx)) };
   });
 }

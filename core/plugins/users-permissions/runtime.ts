@@ -1,6 +1,7 @@
 /** The identity plugin's parts, wired once per set of dependencies (one server or CLI run). */
 import { createHash } from 'node:crypto';
 import type { PluginDeps } from '../../plugin-api';
+import { ApiTokens } from './api-tokens';
 import { IdentityAuthenticator } from './authenticate';
 import { IdentityAuthorizer } from './authorize';
 import { Codes } from './codes';
@@ -18,6 +19,7 @@ export interface Runtime {
   readonly passwords: Passwords;
   readonly sessions: Sessions;
   readonly tokens: Tokens;
+  readonly apiTokens: ApiTokens;
   readonly authenticator: IdentityAuthenticator;
   readonly authorizer: IdentityAuthorizer;
   readonly service: IdentityService;
@@ -43,10 +45,18 @@ export function createRuntime(deps: PluginDeps): Runtime {
   const passwords = new Passwords(config.iam.bcryptCost);
   const sessions = new Sessions(store, config.iam);
   const tokens = new Tokens(secret, config.iam.accessTokenTtlSeconds);
-  const authenticator = new IdentityAuthenticator(tokens, sessions, store);
-  const authorizer = new IdentityAuthorizer(store);
-  const forget = (ids: readonly number[], userId: number | null): void => authenticator.forget(ids, userId);
+  const apiTokens = new ApiTokens(store, secret, log);
+  const authenticator = new IdentityAuthenticator(tokens, sessions, store, apiTokens);
+  const authorizer = new IdentityAuthorizer(store, apiTokens);
+  const forget = (ids: readonly number[], userId: number | null, apiTokenIds: readonly number[] = []): void => {
+    authenticator.forget(ids, userId);
+    if (apiTokenIds.length) apiTokens.forget(apiTokenIds);
+  };
   const bus = config.redisUrl ? redisRevocationBus(config.redisUrl, redisNamespace(deps), forget, log) : null;
+  apiTokens.onChange = (apiTokenIds) => {
+    apiTokens.forget(apiTokenIds);
+    bus?.publish([], null, apiTokenIds);
+  };
   sessions.onRevoke = (ids, userId) => {
     forget(ids, userId);
     bus?.publish(ids, userId);
@@ -55,5 +65,5 @@ export function createRuntime(deps: PluginDeps): Runtime {
   const mail = delivery(config.mail, log);
   const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, redisNamespace(deps), log) : memoryCounters(), config.iam.rateLimit);
   const service = new IdentityService({ config, log, store, sessions, tokens, passwords, codes, delivery: mail, limiter });
-  return { store, passwords, sessions, tokens, authenticator, authorizer, service, delivery: mail, limiter, bus };
+  return { store, passwords, sessions, tokens, apiTokens, authenticator, authorizer, service, delivery: mail, limiter, bus };
 }

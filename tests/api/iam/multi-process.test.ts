@@ -81,5 +81,19 @@ for (const dialect of DIALECTS) {
       expect(ms).to.be.below(variant.boundMs);
       expect((await a.anon.post('/api/iam/refresh-tokens', { refreshToken: second.refreshToken })).status).to.equal(401);
     });
+
+    it('an API token revoked or regenerated on A is refused on B within the bound (issue 16)', async () => {
+      const made = await a.http.post('/api/iam/api-tokens', { name: `multi-${Date.now()}`, kind: 'read-only' });
+      expect(made.status).to.equal(200);
+      const { id, secret } = made.body.data as { id: number; secret: string };
+      expect((await b.withToken(secret).get('/api/institute')).status).to.equal(200); // B's cache now holds it
+      const regenerated = await a.http.post(`/api/iam/api-tokens/${id}/regenerate`, {});
+      expect(regenerated.status).to.equal(200);
+      const fresh = regenerated.body.data.secret as string;
+      expect(await until(async () => (await b.withToken(secret).get('/api/institute')).status, 401, 1500)).to.be.below(variant.boundMs);
+      expect((await b.withToken(fresh).get('/api/institute')).status).to.equal(200);
+      expect((await a.http.del(`/api/iam/api-tokens/${id}`)).status).to.equal(200);
+      expect(await until(async () => (await b.withToken(fresh).get('/api/institute')).status, 401, 1500)).to.be.below(variant.boundMs);
+    });
   });
 }
