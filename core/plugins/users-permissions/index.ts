@@ -35,7 +35,7 @@ export function usersPermissions(): Plugin {
   return {
     name: 'users-permissions',
     contentTypesDir: contentTypesDir(),
-    routes: (router, deps) => identityRoutes(router, runtime(deps).service, runtime(deps).authenticator),
+    routes: (router, deps) => identityRoutes(router, runtime(deps).service, runtime(deps).authenticator, runtime(deps)),
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,
     bootstrap: async (deps) => seed(runtime(deps).store),

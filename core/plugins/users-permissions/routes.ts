@@ -2,9 +2,11 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { UnauthorizedError } from '../../errors/errors';
-import type { Actor } from '../../plugin-api';
+import type { Actor, Authorizer } from '../../plugin-api';
 import type { IdentityAuthenticator } from './authenticate';
 import type { IdentityService } from './service';
+import type { IdentityStore } from './store';
+import { checkUserWriteScope } from './user-write-scope';
 
 type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
 const bodyOf = (ctx: Ctx): unknown => (ctx.request as { body?: unknown }).body;
@@ -17,7 +19,7 @@ async function bearer(ctx: Ctx, auth: IdentityAuthenticator): Promise<{ actor: A
   return { actor, token: header.replace(/^Bearer\s+/i, '').trim() };
 }
 
-export function identityRoutes<S>(router: Router<S>, service: IdentityService, auth: IdentityAuthenticator): void {
+export function identityRoutes<S>(router: Router<S>, service: IdentityService, auth: IdentityAuthenticator, scope: { store: IdentityStore; authorizer: Authorizer }): void {
   const post = (path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
     router.post(path, async (c) => {
       const ctx = c as unknown as Ctx;
@@ -45,6 +47,7 @@ export function identityRoutes<S>(router: Router<S>, service: IdentityService, a
       const ctx = c as unknown as Ctx;
       const id = /^[1-9]\d{0,15}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
       const before = id === null ? undefined : await service.credentialsOf(id);
+      if (id !== null && before) await checkUserWriteScope(await auth.authenticate(ctx.get('Authorization') || undefined), id, scope.store, scope.authorizer);
       await next();
       if (id !== null && before && ctx.status === 200) await service.afterUserWrite(id, before);
     });

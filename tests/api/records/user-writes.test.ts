@@ -108,6 +108,34 @@ for (const dialect of DIALECTS) {
       expect(roles.body.fullName).to.equal('Renamed');
     });
 
+    it('without user.assignRoles: an account holding permissions the caller lacks (an admin) cannot be written: its password, e-mail, mobile or flags would take it over (403, nothing changes)', async () => {
+      const admin = await app.createUser({ roles: ['admin'] });
+      const before = (await app.http.get(`/api/user/${admin.id}`)).body;
+      const attempts = [
+        await manager.http.patch(`/api/user/${admin.id}`, { password: 'taken-over-123' }),
+        await manager.http.patch(`/api/user/${admin.id}`, { email: 'attacker@example.test' }),
+        await manager.http.patch(`/api/user/${admin.id}`, { mobile: '+15559999' }),
+        await manager.http.patch(`/api/user/${admin.id}`, { active: false }),
+      ];
+      const form = await sendForm(`${app.url}/api/user/${admin.id}`, 'PATCH', { data: { password: 'taken-over-123' } }, [], app.fetch, manager.accessToken);
+      expect(form.status).to.equal(403);
+      for (const res of attempts) {
+        expect(res.status, res.text).to.equal(403);
+        expect(res.body.error.name).to.equal('ForbiddenError');
+        expect(res.body.error.message).to.contain('user.assignRoles');
+      }
+      expect((await app.anon.post('/api/iam/authenticate', { username: admin.username, password: 'taken-over-123' })).status).to.equal(401);
+      expect((await app.signIn(admin.username, admin.password)).id).to.equal(admin.id);
+      const after = (await app.http.get(`/api/user/${admin.id}`)).body;
+      expect(after).to.include({ email: before.email, mobile: before.mobile, active: true });
+      // users holding nothing the manager lacks stay writable, the manager itself included
+      const plain = await app.createUser({ roles: [] });
+      expect((await manager.http.patch(`/api/user/${plain.id}`, { password: 'set-by-manager-1' })).status).to.equal(200);
+      expect((await manager.http.patch(`/api/user/${manager.id}`, { fullName: 'Myself' })).status).to.equal(200);
+      // with user.assignRoles the caller may give itself admin anyway, so it may write the admin too
+      expect((await assigner.http.patch(`/api/user/${admin.id}`, { fullName: 'Renamed Admin' })).status).to.equal(200);
+    });
+
     it('with user.assignRoles: roles are written on create, PATCH and PUT; the user signs in with them', async () => {
       const made = await assigner.http.post('/api/user', newUser({ roles: [authenticatedRole] }));
       expect(made.status, made.text).to.equal(200);
