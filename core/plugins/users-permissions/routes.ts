@@ -6,6 +6,7 @@ import type { Actor, Authorizer } from '../../plugin-api';
 import type { IdentityAuthenticator } from './authenticate';
 import type { IdentityService } from './service';
 import type { IdentityStore } from './store';
+import { checkIdentifiersFree, syncIdentityKeys } from './user-keys';
 import { checkUserWriteScope } from './user-write-scope';
 
 type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
@@ -47,9 +48,24 @@ export function identityRoutes<S>(router: Router<S>, service: IdentityService, a
       const ctx = c as unknown as Ctx;
       const id = /^[1-9]\d{0,15}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
       const before = id === null ? undefined : await service.credentialsOf(id);
-      if (id !== null && before) await checkUserWriteScope(await auth.authenticate(ctx.get('Authorization') || undefined), id, scope.store, scope.authorizer);
+      if (id !== null && before) {
+        await checkUserWriteScope(await auth.authenticate(ctx.get('Authorization') || undefined), id, scope.store, scope.authorizer);
+        await checkIdentifiersFree(scope.store, bodyOf(ctx), id);
+      }
       await next();
-      if (id !== null && before && ctx.status === 200) await service.afterUserWrite(id, before);
+      if (id !== null && before && ctx.status === 200) {
+        await syncIdentityKeys(scope.store, [id]);
+        await service.afterUserWrite(id, before);
+      }
+    });
+  }
+  // Accounts the record API creates get their identity keys too (see user-keys.ts).
+  for (const path of ['/api/user', '/api/user/bulk']) {
+    router.post(path, async (c, next) => {
+      const ctx = c as unknown as Ctx;
+      await checkIdentifiersFree(scope.store, bodyOf(ctx), null);
+      await next();
+      if (ctx.status === 200) await syncIdentityKeys(scope.store, []);
     });
   }
   router.get('/api/iam/me', async (c) => {

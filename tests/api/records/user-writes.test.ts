@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
       const keys = () => app.deps.db('users').where('id', target.id).first('username_key', 'email_key', 'mobile_key');
       const before = await keys();
       expect(before.username_key).to.equal(target.username.toLowerCase());
-      const put = await app.http.put(`/api/user/${target.id}`, { username: target.username, email: target.email, password: target.password, fullName: 'Put Person', roles: [authenticatedRole] });
+      const put = await app.http.put(`/api/user/${target.id}`, { username: target.username, email: target.email, mobile: '+15550002', password: target.password, fullName: 'Put Person', roles: [authenticatedRole] });
       expect(put.status, put.text).to.equal(200);
       expect(await keys()).to.deep.equal(before);
       expect((await app.signIn(target.email, target.password)).id).to.equal(target.id);
@@ -134,6 +134,37 @@ for (const dialect of DIALECTS) {
       expect((await manager.http.patch(`/api/user/${manager.id}`, { fullName: 'Myself' })).status).to.equal(200);
       // with user.assignRoles the caller may give itself admin anyway, so it may write the admin too
       expect((await assigner.http.patch(`/api/user/${admin.id}`, { fullName: 'Renamed Admin' })).status).to.equal(200);
+    });
+
+    it('identifiers written through /api/user are identifiers: a case variant of another account\'s is 409, a renamed account signs in by its new names only, a created one by its e-mail in any case', async () => {
+      const a = await app.createUser({ mobile: '+15550003' });
+      const b = await app.createUser();
+      const clashes = [
+        await app.http.patch(`/api/user/${b.id}`, { username: a.username.toUpperCase() }),
+        await app.http.patch(`/api/user/${b.id}`, { email: a.email.toUpperCase() }),
+        await app.http.patch(`/api/user/${b.id}`, { mobile: '+1 555 000 3' }),
+        await app.http.put(`/api/user/${b.id}`, { username: b.username, email: ` ${a.email.toUpperCase()}` }),
+        await app.http.post('/api/user', newUser({ email: a.email.toUpperCase() })),
+        await app.http.post('/api/user/bulk', [newUser({ username: a.username.toUpperCase() })]),
+      ];
+      for (const res of clashes) {
+        expect(res.status, res.text).to.equal(409);
+        expect(res.body.error.name).to.equal('ConflictError');
+      }
+      expect((await app.signIn(b.username, b.password)).id).to.equal(b.id);
+      // a rename: the new name and e-mail sign in, the old ones no longer do
+      const renamed = await app.http.patch(`/api/user/${b.id}`, { username: `${b.username}-new`, email: `new-${b.email}` });
+      expect(renamed.status, renamed.text).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { username: b.username, password: b.password })).status).to.equal(401);
+      expect((await app.anon.post('/api/iam/authenticate', { email: b.email, password: b.password })).status).to.equal(401);
+      expect((await app.signIn(`${b.username}-new`.toUpperCase(), b.password)).id).to.equal(b.id);
+      expect((await app.signIn(`NEW-${b.email}`, b.password)).id).to.equal(b.id);
+      // the old name is free again
+      expect((await app.http.post('/api/user', newUser({ username: b.username }))).status).to.equal(200);
+      const mixed = `Mixed.Case${n}@Example.test`;
+      const made = await app.http.post('/api/user', newUser({ email: mixed }));
+      expect(made.status, made.text).to.equal(200);
+      expect((await app.signIn(mixed.toLowerCase(), 'a-password-123')).id).to.equal(made.body.data.id);
     });
 
     it('with user.assignRoles: roles are written on create, PATCH and PUT; the user signs in with them', async () => {
