@@ -2035,7 +2035,7 @@ export interface components {
             readonly updatedById?: number | null;
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username?: string;
             /**
              * Format: email
@@ -2071,7 +2071,7 @@ export interface components {
         UserCreate: {
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username: string;
             /**
              * Format: email
@@ -2108,7 +2108,7 @@ export interface components {
         UserReplace: {
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username: string;
             /**
              * Format: email
@@ -2145,7 +2145,7 @@ export interface components {
         UserUpdate: {
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username?: string;
             /**
              * Format: email
@@ -5139,7 +5139,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "fullName": "fullName example",
-                 *       "username": "username example",
+                 *       "username": "jane.doe",
                  *       "email": "user@example.com",
                  *       "mobile": "mobile example",
                  *       "password": "correct-horse-battery-staple",
@@ -5174,7 +5174,7 @@ export interface operations {
                      *       "data": {
                      *         "id": 1,
                      *         "fullName": "fullName example",
-                     *         "username": "username example",
+                     *         "username": "jane.doe",
                      *         "email": "user@example.com",
                      *         "mobile": "mobile example",
                      *         "active": true,
@@ -5236,7 +5236,7 @@ export interface operations {
                  * @example [
                  *       {
                  *         "fullName": "fullName example",
-                 *         "username": "username example",
+                 *         "username": "jane.doe",
                  *         "email": "user@example.com",
                  *         "mobile": "mobile example",
                  *         "password": "correct-horse-battery-staple",
@@ -5386,7 +5386,7 @@ export interface operations {
                      *         "data": {
                      *           "id": 1,
                      *           "fullName": "fullName example",
-                     *           "username": "username example",
+                     *           "username": "jane.doe",
                      *           "email": "user@example.com",
                      *           "mobile": "mobile example",
                      *           "active": true,
@@ -5457,7 +5457,7 @@ export interface operations {
                      * @example {
                      *       "id": 1,
                      *       "fullName": "fullName example",
-                     *       "username": "username example",
+                     *       "username": "jane.doe",
                      *       "email": "user@example.com",
                      *       "mobile": "mobile example",
                      *       "active": true,
@@ -5506,7 +5506,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "fullName": "fullName example",
-                 *       "username": "username example",
+                 *       "username": "jane.doe",
                  *       "email": "user@example.com",
                  *       "mobile": "mobile example",
                  *       "password": "correct-horse-battery-staple",
@@ -5574,7 +5574,7 @@ export interface operations {
                      *       "data": {
                      *         "id": 1,
                      *         "fullName": "fullName example",
-                     *         "username": "username example",
+                     *         "username": "jane.doe",
                      *         "email": "user@example.com",
                      *         "mobile": "mobile example",
                      *         "active": true,
@@ -5629,7 +5629,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "username": "username example",
+                 *       "username": "jane.doe",
                  *       "email": "user@example.com"
                  *     }
                  */
@@ -5651,7 +5651,7 @@ export interface operations {
                      *       "data": {
                      *         "id": 1,
                      *         "fullName": "fullName example",
-                     *         "username": "username example",
+                     *         "username": "jane.doe",
                      *         "email": "user@example.com",
                      *         "mobile": "mobile example",
                      *         "active": true,

@@ -167,6 +167,21 @@ for (const dialect of DIALECTS) {
       expect((await app.signIn(mixed.toLowerCase(), 'a-password-123')).id).to.equal(made.body.data.id);
     });
 
+    it('a username follows the registration rule through /api/user too: one shaped like another account\'s e-mail would take over its e-mail sign-in (422)', async () => {
+      const owner = await app.createUser();
+      const target = await app.createUser();
+      for (const username of [owner.email, 'with space', 'x', 'a/b']) {
+        const created = await app.http.post('/api/user', newUser({ username }));
+        expect(created.status, created.text).to.equal(422);
+        expect(created.body.error.details.fields).to.have.property('username');
+        const patched = await app.http.patch(`/api/user/${target.id}`, { username });
+        expect(patched.status, patched.text).to.equal(422);
+      }
+      // the owner still signs in with the e-mail typed as a username
+      expect((await app.signIn(owner.email, owner.password)).id).to.equal(owner.id);
+      expect((await app.http.patch(`/api/user/${target.id}`, { username: 'Some.User_name-2' })).status).to.equal(200);
+    });
+
     it('with user.assignRoles: roles are written on create, PATCH and PUT; the user signs in with them', async () => {
       const made = await assigner.http.post('/api/user', newUser({ roles: [authenticatedRole] }));
       expect(made.status, made.text).to.equal(200);
