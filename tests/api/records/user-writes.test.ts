@@ -151,6 +151,13 @@ for (const dialect of DIALECTS) {
         expect(res.status, res.text).to.equal(409);
         expect(res.body.error.name).to.equal('ConflictError');
       }
+      // a caller who may not write users learns nothing of which names exist: 403 / 401 as for any body
+      const plain = await app.createUser();
+      expect((await plain.http.post('/api/user', newUser({ email: a.email }))).status).to.equal(403);
+      expect((await plain.http.post('/api/user/bulk', [newUser({ username: a.username })])).status).to.equal(403);
+      expect((await plain.http.patch(`/api/user/${b.id}`, { email: a.email })).status).to.equal(403);
+      expect((await app.anon.post('/api/user', newUser({ email: a.email }))).status).to.equal(401);
+      expect((await app.anon.patch(`/api/user/${b.id}`, { email: a.email })).status).to.equal(401);
       expect((await app.signIn(b.username, b.password)).id).to.equal(b.id);
       // a rename: the new name and e-mail sign in, the old ones no longer do
       const renamed = await app.http.patch(`/api/user/${b.id}`, { username: `${b.username}-new`, email: `new-${b.email}` });
