@@ -16,14 +16,18 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 
 /** 409 when an identifier of a body (or of each item of a bulk body) names another account. */
 export async function checkIdentifiersFree(store: IdentityStore, body: unknown, selfId: number | null): Promise<void> {
+  const seen = new Set<string>();
   for (const item of Array.isArray(body) ? body : [body]) {
     if (!isObj(item)) continue;
     const taken: string[] = [];
     for (const field of FIELDS) {
       const value = item[field];
       if (typeof value !== 'string' || value.trim() === '') continue;
+      // two items of one bulk body naming one account in two spellings clash like an existing account
+      const key = `${field}:${field === 'mobile' ? normalizeMobile(value) : normalize(value)}`;
       const holder = await store.userBy(field, value);
-      if (holder && holder.id !== selfId) taken.push(field);
+      if ((holder && holder.id !== selfId) || seen.has(key)) taken.push(field);
+      seen.add(key);
     }
     if (taken.length) throw new ConflictError(`${taken.join(', ')} already taken`, { fields: Object.fromEntries(taken.map((f) => [f, ['is already taken']])) });
   }

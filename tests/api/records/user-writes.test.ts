@@ -146,6 +146,7 @@ for (const dialect of DIALECTS) {
         await app.http.put(`/api/user/${b.id}`, { username: b.username, email: ` ${a.email.toUpperCase()}` }),
         await app.http.post('/api/user', newUser({ email: a.email.toUpperCase() })),
         await app.http.post('/api/user/bulk', [newUser({ username: a.username.toUpperCase() })]),
+        await app.http.post('/api/user/bulk', [newUser({ email: 'twice@example.test' }), newUser({ email: 'TWICE@example.test' })]),
       ];
       for (const res of clashes) {
         expect(res.status, res.text).to.equal(409);
