@@ -52,6 +52,7 @@ function nameList(v: unknown, at: string): string[] {
 
 function nonNegativeInt(v: unknown, at: string, min = 0): number {
   const s = asText(v, at).trim();
+  if (/^\d{10,}$/.test(s)) bad(at, 'at most 999999999');
   if (!/^\d{1,9}$/.test(s) || Number(s) < min) bad(at, `must be a whole number${min > 0 ? ` ≥ ${min}` : ' ≥ 0'}`);
   return Number(s);
 }

@@ -96,6 +96,14 @@ export function canonicalTime(raw: string): string {
 
 /** An instant both databases can store: years 0001–9999 in UTC (PostgreSQL refuses year 0 and `+010000-…`). */
 function coerceTimestamp(raw: string): string {
+  // JS rolls 2026-02-30 over to March and T24:00 to the next day; a body's date-time format refuses
+  // both, so a filter does too (it would otherwise compare with an instant nobody named).
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(raw.trim());
+  if (m) {
+    const day = new Date(`${m[1]}T00:00:00Z`);
+    const realDay = !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === m[1];
+    if (!realDay || Number(m[2] ?? 0) > 23 || Number(m[3] ?? 0) > 59 || Number(m[4] ?? 0) > 59) throw new Error(`"${raw}" is not a date-time`);
+  }
   const iso = toIsoTimestamp(raw);
   if (instantProblem(iso)) throw new Error(`"${raw}" is out of range (${INSTANT_RANGE})`);
   return iso;

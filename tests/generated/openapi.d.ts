@@ -2088,7 +2088,7 @@ export interface components {
             readonly updatedById?: number | null;
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username?: string;
             /**
              * Format: email
@@ -2124,7 +2124,7 @@ export interface components {
         UserCreate: {
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username: string;
             /**
              * Format: email
@@ -2161,7 +2161,7 @@ export interface components {
         UserReplace: {
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username: string;
             /**
              * Format: email
@@ -2198,7 +2198,7 @@ export interface components {
         UserUpdate: {
             /** @example fullName example */
             fullName?: string | null;
-            /** @example username example */
+            /** @example jane.doe */
             username?: string;
             /**
              * Format: email
@@ -5219,7 +5219,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "fullName": "fullName example",
-                 *       "username": "username example",
+                 *       "username": "jane.doe",
                  *       "email": "user@example.com",
                  *       "mobile": "mobile example",
                  *       "password": "correct-horse-battery-staple",
@@ -5254,7 +5254,7 @@ export interface operations {
                      *       "data": {
                      *         "id": 1,
                      *         "fullName": "fullName example",
-                     *         "username": "username example",
+                     *         "username": "jane.doe",
                      *         "email": "user@example.com",
                      *         "mobile": "mobile example",
                      *         "active": true,
@@ -5316,7 +5316,7 @@ export interface operations {
                  * @example [
                  *       {
                  *         "fullName": "fullName example",
-                 *         "username": "username example",
+                 *         "username": "jane.doe",
                  *         "email": "user@example.com",
                  *         "mobile": "mobile example",
                  *         "password": "correct-horse-battery-staple",
@@ -5466,7 +5466,7 @@ export interface operations {
                      *         "data": {
                      *           "id": 1,
                      *           "fullName": "fullName example",
-                     *           "username": "username example",
+                     *           "username": "jane.doe",
                      *           "email": "user@example.com",
                      *           "mobile": "mobile example",
                      *           "active": true,
@@ -5537,7 +5537,7 @@ export interface operations {
                      * @example {
                      *       "id": 1,
                      *       "fullName": "fullName example",
-                     *       "username": "username example",
+                     *       "username": "jane.doe",
                      *       "email": "user@example.com",
                      *       "mobile": "mobile example",
                      *       "active": true,
@@ -5586,7 +5586,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "fullName": "fullName example",
-                 *       "username": "username example",
+                 *       "username": "jane.doe",
                  *       "email": "user@example.com",
                  *       "mobile": "mobile example",
                  *       "password": "correct-horse-battery-staple",
@@ -5654,7 +5654,7 @@ export interface operations {
                      *       "data": {
                      *         "id": 1,
                      *         "fullName": "fullName example",
-                     *         "username": "username example",
+                     *         "username": "jane.doe",
                      *         "email": "user@example.com",
                      *         "mobile": "mobile example",
                      *         "active": true,
@@ -5709,7 +5709,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "username": "username example",
+                 *       "username": "jane.doe",
                  *       "email": "user@example.com"
                  *     }
                  */
@@ -5731,7 +5731,7 @@ export interface operations {
                      *       "data": {
                      *         "id": 1,
                      *         "fullName": "fullName example",
-                     *         "username": "username example",
+                     *         "username": "jane.doe",
                      *         "email": "user@example.com",
                      *         "mobile": "mobile example",
                      *         "active": true,

@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
 import { withFolds } from '../../plugin-api';
+import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
 import { AUTHENTICATED, seed } from './seed';
@@ -47,6 +48,9 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     .option('--roles <roles>', 'comma-separated role names', AUTHENTICATED)
     .action(async (o: { username: string; email: string; password: string; mobile?: string; fullName?: string; roles: string }) => {
       const rt = await ready();
+      // The rules registration and user:import apply (an `@` in a username would shadow that e-mail at sign-in).
+      if (!USERNAME_PATTERN.test(o.username.trim())) fail('username must be 2 or more letters, digits, ".", "_" or "-"');
+      if (!EMAIL_PATTERN.test(o.email.trim())) fail('email is not a valid e-mail address');
       checkPassword(o.password);
       try {
         const id = await rt.store.createUser({ username: o.username, email: o.email, mobile: o.mobile ?? null, fullName: o.fullName ?? null, passwordHash: await rt.passwords.hash(o.password), active: true, roles: list(o.roles), emailVerified: true });

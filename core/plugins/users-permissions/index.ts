@@ -37,7 +37,7 @@ export function usersPermissions(): Plugin {
     contentTypesDir: contentTypesDir(),
     routes: (router, deps) => {
       const r = runtime(deps);
-      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens });
+      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store });
     },
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,

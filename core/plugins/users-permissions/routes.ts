@@ -7,6 +7,9 @@ import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
 import type { IdentityAuthorizer } from './authorize';
 import type { IdentityService } from './service';
+import type { IdentityStore } from './store';
+import { checkIdentifiersFree, syncIdentityKeys } from './user-keys';
+import { checkUserWriteScope } from './user-write-scope';
 
 type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
 const bodyOf = (ctx: Ctx): unknown => (ctx.request as { body?: unknown }).body;
@@ -33,6 +36,7 @@ export interface IdentityRouteDeps {
   readonly auth: IdentityAuthenticator;
   readonly authorizer: IdentityAuthorizer;
   readonly apiTokens: ApiTokens;
+  readonly store: IdentityStore;
 }
 
 const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
@@ -41,7 +45,7 @@ const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
   return Number(raw);
 };
 
-export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens }: IdentityRouteDeps): void {
+export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store }: IdentityRouteDeps): void {
   const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
     router[method](path, async (c) => {
       const ctx = c as unknown as Ctx;
@@ -77,8 +81,27 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
       const ctx = c as unknown as Ctx;
       const id = /^[1-9]\d{0,15}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
       const before = id === null ? undefined : await service.credentialsOf(id);
+      const actor = id !== null && before ? await auth.authenticate(ctx.get('Authorization') || undefined) : null;
+      // Only for callers the core will let write: to anyone else a 409 would tell which names exist.
+      if (id !== null && actor && (await authorizer.can(actor, 'user', 'update'))) {
+        await checkUserWriteScope(actor, id, store, authorizer);
+        await checkIdentifiersFree(store, bodyOf(ctx), id);
+      }
       await next();
-      if (id !== null && before && ctx.status === 200) await service.afterUserWrite(id, before);
+      if (id !== null && before && ctx.status === 200) {
+        await syncIdentityKeys(store, [id]);
+        await service.afterUserWrite(id, before);
+      }
+    });
+  }
+  // Accounts the record API creates get their identity keys too (see user-keys.ts).
+  for (const path of ['/api/user', '/api/user/bulk']) {
+    router.post(path, async (c, next) => {
+      const ctx = c as unknown as Ctx;
+      const actor = await auth.authenticate(ctx.get('Authorization') || undefined);
+      if (actor && (await authorizer.can(actor, 'user', 'create'))) await checkIdentifiersFree(store, bodyOf(ctx), null);
+      await next();
+      if (ctx.status === 200) await syncIdentityKeys(store, []);
     });
   }
   route('get', '/api/iam/me', async (ctx) => {

@@ -37,6 +37,15 @@ for (const dialect of DIALECTS) {
       expect(cli('user:create', '--username', 'x1', '--email', 'x1@example.test', '--password', 'short').err).to.match(/at least 8/);
     });
 
+    it('user:create checks the username and e-mail as registration and user:import do (a username shaped like an e-mail would shadow that address at sign-in)', async () => {
+      for (const [username, email, problem] of [['cli@example.test', 'y1@example.test', /username/], ['with space', 'y2@example.test', /username/], ['y3', 'not-an-email', /email/]] as const) {
+        const r = cli('user:create', '--username', username, '--email', email, '--password', 'cli-pass-123');
+        expect(r.code, r.out).to.equal(1);
+        expect(r.err).to.match(problem);
+      }
+      expect((await app.http.get('/api/user?filters[email][$in][0]=y1@example.test&filters[email][$in][1]=y2@example.test&filters[email][$in][2]=not-an-email')).body.meta.totalRecords).to.equal(0);
+    });
+
     it('users the CLI creates or imports have their e-mail marked verified: an OTP sign-in keeps their password (issue 13 item 14)', async () => {
       expect(cli('user:create', '--username', 'otpcli', '--email', 'otpcli@example.test', '--password', 'otp-cli-pass-1').code).to.equal(0);
       mkdirSync(app.env.DATA_DIR, { recursive: true });

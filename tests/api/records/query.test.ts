@@ -372,6 +372,16 @@ for (const dialect of DIALECTS) {
         'filters[title][$eq]=a&filters[title][$eq]=b', 'limit=1&limit=2', 'filters[author][$eq]=x', 'filters[tags][$eq]=x', 'filters[author][$contains]=1',
         'filters[tags][label]=', 'filters[books]=1',
       ];
+      it('a limit, offset or page of 10 digits or more answers 400 naming its bound, not "must be a whole number"', async () => {
+        for (const [raw, parameter] of [['limit=9999999999', 'limit'], ['offset=99999999999999999999', 'offset'], ['page=1000000000', 'page'], ['populate[tags][offset]=1000000000', 'populate[tags][offset]']]) {
+          const res = await get(`/api/book?${raw}`);
+          expect(res.status, res.text).to.equal(400);
+          expect(res.body.error.details.parameter).to.equal(parameter);
+          expect(res.body.error.message).to.equal(`${parameter}: at most 999999999`);
+        }
+        expect((await get('/api/book?offset=999999999')).status).to.equal(200);
+      });
+
       it('a fixed list of odd query strings', async () => {
         for (const raw of fixed) {
           for (const path of ['/api/book', `/api/book/${id('book:Alpha')}`, '/api/author']) {

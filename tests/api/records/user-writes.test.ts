@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
       const keys = () => app.deps.db('users').where('id', target.id).first('username_key', 'email_key', 'mobile_key');
       const before = await keys();
       expect(before.username_key).to.equal(target.username.toLowerCase());
-      const put = await app.http.put(`/api/user/${target.id}`, { username: target.username, email: target.email, password: target.password, fullName: 'Put Person', roles: [authenticatedRole] });
+      const put = await app.http.put(`/api/user/${target.id}`, { username: target.username, email: target.email, mobile: '+15550002', password: target.password, fullName: 'Put Person', roles: [authenticatedRole] });
       expect(put.status, put.text).to.equal(200);
       expect(await keys()).to.deep.equal(before);
       expect((await app.signIn(target.email, target.password)).id).to.equal(target.id);
@@ -106,6 +106,88 @@ for (const dialect of DIALECTS) {
       const roles = await app.http.get(`/api/user/${id}?populate[0]=roles`);
       expect(roles.body.roles).to.deep.equal([]);
       expect(roles.body.fullName).to.equal('Renamed');
+    });
+
+    it('without user.assignRoles: an account holding permissions the caller lacks (an admin) cannot be written: its password, e-mail, mobile or flags would take it over (403, nothing changes)', async () => {
+      const admin = await app.createUser({ roles: ['admin'] });
+      const before = (await app.http.get(`/api/user/${admin.id}`)).body;
+      const attempts = [
+        await manager.http.patch(`/api/user/${admin.id}`, { password: 'taken-over-123' }),
+        await manager.http.patch(`/api/user/${admin.id}`, { email: 'attacker@example.test' }),
+        await manager.http.patch(`/api/user/${admin.id}`, { mobile: '+15559999' }),
+        await manager.http.patch(`/api/user/${admin.id}`, { active: false }),
+      ];
+      const form = await sendForm(`${app.url}/api/user/${admin.id}`, 'PATCH', { data: { password: 'taken-over-123' } }, [], app.fetch, manager.accessToken);
+      expect(form.status).to.equal(403);
+      for (const res of attempts) {
+        expect(res.status, res.text).to.equal(403);
+        expect(res.body.error.name).to.equal('ForbiddenError');
+        expect(res.body.error.message).to.contain('user.assignRoles');
+      }
+      expect((await app.anon.post('/api/iam/authenticate', { username: admin.username, password: 'taken-over-123' })).status).to.equal(401);
+      expect((await app.signIn(admin.username, admin.password)).id).to.equal(admin.id);
+      const after = (await app.http.get(`/api/user/${admin.id}`)).body;
+      expect(after).to.include({ email: before.email, mobile: before.mobile, active: true });
+      // users holding nothing the manager lacks stay writable, the manager itself included
+      const plain = await app.createUser({ roles: [] });
+      expect((await manager.http.patch(`/api/user/${plain.id}`, { password: 'set-by-manager-1' })).status).to.equal(200);
+      expect((await manager.http.patch(`/api/user/${manager.id}`, { fullName: 'Myself' })).status).to.equal(200);
+      // with user.assignRoles the caller may give itself admin anyway, so it may write the admin too
+      expect((await assigner.http.patch(`/api/user/${admin.id}`, { fullName: 'Renamed Admin' })).status).to.equal(200);
+    });
+
+    it('identifiers written through /api/user are identifiers: a case variant of another account\'s is 409, a renamed account signs in by its new names only, a created one by its e-mail in any case', async () => {
+      const a = await app.createUser({ mobile: '+15550003' });
+      const b = await app.createUser();
+      const clashes = [
+        await app.http.patch(`/api/user/${b.id}`, { username: a.username.toUpperCase() }),
+        await app.http.patch(`/api/user/${b.id}`, { email: a.email.toUpperCase() }),
+        await app.http.patch(`/api/user/${b.id}`, { mobile: '+1 555 000 3' }),
+        await app.http.put(`/api/user/${b.id}`, { username: b.username, email: ` ${a.email.toUpperCase()}` }),
+        await app.http.post('/api/user', newUser({ email: a.email.toUpperCase() })),
+        await app.http.post('/api/user/bulk', [newUser({ username: a.username.toUpperCase() })]),
+        await app.http.post('/api/user/bulk', [newUser({ email: 'twice@example.test' }), newUser({ email: 'TWICE@example.test' })]),
+      ];
+      for (const res of clashes) {
+        expect(res.status, res.text).to.equal(409);
+        expect(res.body.error.name).to.equal('ConflictError');
+      }
+      // a caller who may not write users learns nothing of which names exist: 403 / 401 as for any body
+      const plain = await app.createUser();
+      expect((await plain.http.post('/api/user', newUser({ email: a.email }))).status).to.equal(403);
+      expect((await plain.http.post('/api/user/bulk', [newUser({ username: a.username })])).status).to.equal(403);
+      expect((await plain.http.patch(`/api/user/${b.id}`, { email: a.email })).status).to.equal(403);
+      expect((await app.anon.post('/api/user', newUser({ email: a.email }))).status).to.equal(401);
+      expect((await app.anon.patch(`/api/user/${b.id}`, { email: a.email })).status).to.equal(401);
+      expect((await app.signIn(b.username, b.password)).id).to.equal(b.id);
+      // a rename: the new name and e-mail sign in, the old ones no longer do
+      const renamed = await app.http.patch(`/api/user/${b.id}`, { username: `${b.username}-new`, email: `new-${b.email}` });
+      expect(renamed.status, renamed.text).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { username: b.username, password: b.password })).status).to.equal(401);
+      expect((await app.anon.post('/api/iam/authenticate', { email: b.email, password: b.password })).status).to.equal(401);
+      expect((await app.signIn(`${b.username}-new`.toUpperCase(), b.password)).id).to.equal(b.id);
+      expect((await app.signIn(`NEW-${b.email}`, b.password)).id).to.equal(b.id);
+      // the old name is free again
+      expect((await app.http.post('/api/user', newUser({ username: b.username }))).status).to.equal(200);
+      const mixed = `Mixed.Case${n}@Example.test`;
+      const made = await app.http.post('/api/user', newUser({ email: mixed }));
+      expect(made.status, made.text).to.equal(200);
+      expect((await app.signIn(mixed.toLowerCase(), 'a-password-123')).id).to.equal(made.body.data.id);
+    });
+
+    it('a username follows the registration rule through /api/user too: one shaped like another account\'s e-mail would take over its e-mail sign-in (422)', async () => {
+      const owner = await app.createUser();
+      const target = await app.createUser();
+      for (const username of [owner.email, 'with space', 'x', 'a/b']) {
+        const created = await app.http.post('/api/user', newUser({ username }));
+        expect(created.status, created.text).to.equal(422);
+        expect(created.body.error.details.fields).to.have.property('username');
+        const patched = await app.http.patch(`/api/user/${target.id}`, { username });
+        expect(patched.status, patched.text).to.equal(422);
+      }
+      // the owner still signs in with the e-mail typed as a username
+      expect((await app.signIn(owner.email, owner.password)).id).to.equal(owner.id);
+      expect((await app.http.patch(`/api/user/${target.id}`, { username: 'Some.User_name-2' })).status).to.equal(200);
     });
 
     it('with user.assignRoles: roles are written on create, PATCH and PUT; the user signs in with them', async () => {
