@@ -175,19 +175,23 @@ for (const dialect of DIALECTS) {
       expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: u.email, otp: code })).status).to.equal(401);
     });
 
-    it('the first verified proof voids a password and sessions someone else set before', async () => {
-      // Someone registers the address with a password, without proving it…
-      const squatter = { username: 'squatter', email: 'owner@example.test', password: 'squatter-pass-1', mobile: '+491710000999' };
-      watch.passwords.add(squatter.password);
-      expect((await app.anon.post('/api/iam/register', squatter)).status).to.equal(200);
-      const squat = await app.signIn(squatter.username, squatter.password);
-      // …then the owner proves the address by OTP login.
+    it('the first verified proof ends the sessions opened before it, and keeps the password (issue 13 item 14)', async () => {
+      // An account registered by public password registration, its address never proven…
+      const reg = { username: 'registrant', email: 'registrant@example.test', password: 'registrant-pass-1', mobile: '+491710000999' };
+      watch.passwords.add(reg.password);
+      expect((await app.anon.post('/api/iam/register', reg)).status).to.equal(200);
+      const before = await app.signIn(reg.username, reg.password);
+      // …then the address is proven by an OTP sign-in.
       const since = mail.count();
-      await app.anon.post('/api/iam/otp/login/initiate', { identifier: squatter.email });
-      const code = otpIn(await mail.next(squatter.email, since));
-      expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: squatter.email, otp: code })).status).to.equal(200);
-      expect((await squat.http.get('/api/iam/me')).status).to.equal(401);
-      expect((await app.anon.post('/api/iam/authenticate', { username: squatter.username, password: squatter.password })).status).to.equal(401);
+      await app.anon.post('/api/iam/otp/login/initiate', { identifier: reg.email });
+      const code = otpIn(await mail.next(reg.email, since));
+      expect((await app.anon.post('/api/iam/otp/login/confirm', { identifier: reg.email, otp: code })).status).to.equal(200);
+      // Sessions opened before the proof end; the password the registrant set still signs in.
+      expect((await before.http.get('/api/iam/me')).status).to.equal(401);
+      expect((await app.anon.post('/api/iam/authenticate', { username: reg.username, password: reg.password })).status).to.equal(200);
+      expect((await app.anon.post('/api/iam/authenticate', { email: reg.email, password: reg.password })).status).to.equal(200);
+      const row = await app.http.get(`/api/user?filters[username][$eq]=${reg.username}`);
+      expect(row.body.records[0]).to.include({ emailVerified: true });
     });
 
     /** OTP sign-in by e-mail: the confirm answer. */
