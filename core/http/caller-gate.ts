@@ -106,7 +106,19 @@ export class CallerGate {
     }
     const next = lane.queue.shift();
     if (next) next.turn();
-    else if (--lane.running === 0) this.lanes.delete(caller);
+    else if (--lane.running === 0) this.forget(caller, lane);
+  }
+
+  /** Drops an idle lane; one with a recent outage stays until the outage is no longer recent. */
+  private forget(caller: string, lane: Lane): void {
+    const outageLeft = lane.outageAt + OUTAGE_MS - this.now();
+    if (outageLeft <= 0) {
+      this.lanes.delete(caller);
+      return;
+    }
+    setTimeout(() => {
+      if (this.lanes.get(caller) === lane && lane.running === 0) this.lanes.delete(caller);
+    }, outageLeft).unref();
   }
 
   /** Callers with a request running or waiting (for tests and metrics). */
