@@ -2802,7 +2802,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2811,11 +2814,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FeeTypeList"] | components["schemas"]["FeeTypeGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3143,7 +3165,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -3155,6 +3180,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3180,6 +3211,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["FeeType"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3457,7 +3501,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3466,11 +3513,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InstituteList"] | components["schemas"]["InstituteGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3759,7 +3825,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -3771,6 +3840,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3793,6 +3868,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Institute"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4036,7 +4124,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4045,11 +4136,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PermissionList"] | components["schemas"]["PermissionGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4319,7 +4429,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -4331,6 +4444,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4351,6 +4470,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Permission"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4561,7 +4693,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4570,11 +4705,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RoleList"] | components["schemas"]["RoleGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4854,7 +5008,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -4866,6 +5023,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4887,6 +5050,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Role"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -5103,7 +5279,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5112,11 +5291,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserList"] | components["schemas"]["UserGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -5438,7 +5636,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -5450,6 +5651,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5481,6 +5688,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["User"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
