@@ -1,22 +1,33 @@
 /**
- * The floor: a minimal Koa + knex server, hand-written for fee-type with the ideal SQL, answering the
- * benchmark's list, findOne and create requests with the same JSON as the service. Run as a child
+ * The floor: a minimal Koa + knex server, hand-written with the ideal SQL for each request of the
+ * benchmark (the lists of bench/shapes.ts, findOne and create), answering the same JSON as the service.
+ * Same driver as the service (knex with sqlite3 or pg), no authentication, no logging. Run as a child
  * process by bench/run.ts: `node dist/bench/floor.js` with DATABASE_URL, DATABASE_SCHEMA, PORT.
  */
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { loadConfig } from '../config';
+import type { Knex } from 'knex';
 import { connect } from '../database/connect';
+import { foldText } from '../core/registry/fold';
+import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, RELATION_PATH, SORT_PATH } from './shapes';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const { db } = connect(config.database);
 
 const FEE_COLS = ['id', 'created_at', 'updated_at', 'deleted_at', 'deleted_tracker', 'published_at', 'locale_name', 'default_entity_locale_id', 'created_by_id', 'updated_by_id', 'fee_type', 'institute_id', 'part_payment_allowed', 'late_payment_fees_type', 'late_payment_fees', 'due_date'];
+const ROLE_COLS = ['id', 'created_at', 'updated_at', 'deleted_at', 'deleted_tracker', 'published_at', 'locale_name', 'default_entity_locale_id', 'created_by_id', 'updated_by_id', 'name', 'description'];
+const PERM_COLS = ['id', 'created_at', 'updated_at', 'deleted_at', 'deleted_tracker', 'published_at', 'locale_name', 'default_entity_locale_id', 'created_by_id', 'updated_by_id', 'action'];
 const INST_COLS = ['id', 'created_at', 'updated_at', 'deleted_at', 'deleted_tracker', 'published_at', 'locale_name', 'default_entity_locale_id', 'created_by_id', 'updated_by_id', 'name', 'code', 'city'];
 
 type Row = Record<string, unknown>;
+type Query = ReturnType<typeof db>;
 const iso = (v: unknown): unknown => (v instanceof Date ? v.toISOString() : v);
 const num = (v: unknown): unknown => (typeof v === 'string' ? Number(v) : v);
+const SQLITE = config.database.client === 'sqlite';
+/** Rows of a `db.raw` SELECT: an array on SQLite, `{ rows }` on PostgreSQL. */
+const rawRows = (r: unknown): Row[] => (SQLITE ? (r as Row[]) : (r as { rows: Row[] }).rows);
+const ACTIVE = 'not-deleted';
 
 function common(r: Row): Row {
   return {
@@ -25,35 +36,112 @@ function common(r: Row): Row {
   };
 }
 const institute = (r: Row): Row => ({ ...common(r), name: r.name, code: r.code, city: r.city });
-const feeType = (r: Row, inst: Row | undefined): Row => ({
+const feeTypeOnly = (r: Row): Row => ({
   ...common(r), feeType: r.fee_type, instituteId: r.institute_id, partPaymentAllowed: r.part_payment_allowed === null ? null : Boolean(r.part_payment_allowed),
   latePaymentFeesType: r.late_payment_fees_type, latePaymentFees: num(r.late_payment_fees), dueDate: r.due_date instanceof Date ? r.due_date.toISOString().slice(0, 10) : r.due_date,
-  institute: inst ? institute(inst) : null,
 });
+const feeType = (r: Row, inst: Row | undefined): Row => ({ ...feeTypeOnly(r), institute: inst ? institute(inst) : null });
+
+async function institutesById(ids: readonly unknown[]): Promise<Map<unknown, Row>> {
+  const unique = [...new Set(ids.filter((v) => v !== null))];
+  const insts: Row[] = unique.length ? await db('institute').select(INST_COLS).whereIn('id', unique as number[]).andWhere('deleted_tracker', ACTIVE) : [];
+  return new Map(insts.map((i) => [i.id, i]));
+}
 
 async function withInstitutes(rows: Row[]): Promise<Row[]> {
-  const ids = [...new Set(rows.map((r) => r.institute_id).filter((v) => v !== null))] as number[];
-  const insts: Row[] = ids.length ? await db('institute').select(INST_COLS).whereIn('id', ids).andWhere('deleted_tracker', 'not-deleted') : [];
-  const byId = new Map(insts.map((i) => [i.id, i]));
+  const byId = await institutesById(rows.map((r) => r.institute_id));
   return rows.map((r) => feeType(r, byId.get(r.institute_id)));
 }
+
+const meta = (total: number, limit: number, offset = 0): Row => ({ totalRecords: total, currentPage: Math.floor(offset / limit) + 1, totalPages: Math.ceil(total / limit) });
+
+/** A page of fee types and the exact total, the two statements run together. */
+async function feePage(where: (qb: Query) => Query, order: { column: string; order: 'asc' | 'desc' }[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
+  const [rows, [count]] = await Promise.all([where(db('fee_type').select(FEE_COLS)).orderBy(order).limit(limit).offset(offset), where(db('fee_type').count({ count: '*' }))]);
+  return { rows: rows as Row[], total: Number((count as Row).count) };
+}
+
+/** `n` children per parent in one statement: ROW_NUMBER() OVER (PARTITION BY parent ORDER BY id). */
+async function firstPerParent(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  return rawRows(await db.raw(sql, bindings as Knex.RawBinding[]));
+}
+
+const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
+  [LIST_PATH]: async (q) => {
+    const type = q.get('filters[latePaymentFeesType][$eq]') ?? 'fixed';
+    const min = Number(q.get('filters[latePaymentFees][$gte]') ?? 0);
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).andWhere('late_payment_fees_type', type).andWhere('late_payment_fees', '>=', min), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    return { records: await withInstitutes(rows), meta: meta(total, 10) };
+  },
+  [SORT_PATH]: async (q) => {
+    const min = Number(q.get('filters[latePaymentFees][$gt]') ?? 0);
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).andWhere('part_payment_allowed', true).andWhere('late_payment_fees', '>', min), [{ column: 'late_payment_fees', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    return { records: await withInstitutes(rows), meta: meta(total, 10) };
+  },
+  [RELATION_PATH]: async (q) => {
+    const city = q.get('filters[institute][city][$eq]') ?? '';
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).whereIn('institute_id', db('institute').select('id').where({ city, deleted_tracker: ACTIVE })), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    return { records: rows.map(feeTypeOnly), meta: meta(total, 10) };
+  },
+  [CONTAINSI_PATH]: async (q) => {
+    // As the service: the hidden fold column, the needle folded alike, an exact substring test.
+    const needle = foldText(q.get('filters[feeType][$containsi]') ?? '');
+    const contains = (qb: Query): Query => (SQLITE ? qb.whereRaw('instr(fee_type__fold, ?) > 0', [needle]) : qb.whereRaw("fee_type__fold LIKE ? ESCAPE '\\'", [`%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]));
+    const { rows, total } = await feePage((qb) => contains(qb.where('deleted_tracker', ACTIVE)), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    return { records: rows.map(feeTypeOnly), meta: meta(total, 10) };
+  },
+  [DEEP_PATH]: async () => {
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE), [{ column: 'id', order: 'asc' }], 10);
+    const insts = await institutesById(rows.map((r) => r.institute_id));
+    const ids = [...insts.keys()];
+    const children = ids.length
+      ? await firstPerParent(`SELECT * FROM (SELECT ${FEE_COLS.join(', ')}, ROW_NUMBER() OVER (PARTITION BY institute_id ORDER BY id) AS rn FROM fee_type WHERE deleted_tracker = ? AND institute_id IN (${ids.map(() => '?').join(', ')})) w WHERE rn <= 3 ORDER BY institute_id, rn`, [ACTIVE, ...ids])
+      : [];
+    const byInst = new Map<unknown, Row[]>();
+    for (const c of children) byInst.set(c.institute_id, [...(byInst.get(c.institute_id) ?? []), feeTypeOnly(c)]);
+    const records = rows.map((r) => {
+      const i = insts.get(r.institute_id);
+      return { ...feeTypeOnly(r), institute: i ? { ...institute(i), feeTypes: byInst.get(i.id) ?? [] } : null };
+    });
+    return { records, meta: meta(total, 10) };
+  },
+  [M2M_PATH]: async () => {
+    const [roles, [count]] = await Promise.all([db('roles').select(ROLE_COLS).where('deleted_tracker', ACTIVE).orderBy('id').limit(10), db('roles').where('deleted_tracker', ACTIVE).count({ count: '*' })]);
+    const ids = (roles as Row[]).map((r) => r.id);
+    const perms = ids.length
+      ? await firstPerParent(`SELECT * FROM (SELECT l.roles_id AS owner, ${PERM_COLS.map((c) => `p.${c}`).join(', ')}, ROW_NUMBER() OVER (PARTITION BY l.roles_id ORDER BY p.id) AS rn FROM roles_permissions_links l JOIN permissions p ON p.id = l.permissions_id WHERE p.deleted_tracker = ? AND l.roles_id IN (${ids.map(() => '?').join(', ')})) w WHERE rn <= 10 ORDER BY owner, rn`, [ACTIVE, ...ids])
+      : [];
+    const byRole = new Map<unknown, Row[]>();
+    for (const p of perms) byRole.set(p.owner, [...(byRole.get(p.owner) ?? []), { ...common(p), action: p.action }]);
+    const records = (roles as Row[]).map((r) => ({ ...common(r), name: r.name, description: r.description, permissions: byRole.get(r.id) ?? [] }));
+    return { records, meta: meta(Number((count as Row).count), 10) };
+  },
+  [DEEP_PAGE_PATH]: async (q) => {
+    const offset = (Number(q.get('page') ?? 1) - 1) * 10;
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE), [{ column: 'id', order: 'asc' }], 10, offset);
+    return { records: rows.map(feeTypeOnly), meta: meta(total, 10, offset) };
+  },
+  [GROUP_RECORDS_PATH]: async () => {
+    const groups = (await db('fee_type').where('deleted_tracker', ACTIVE).groupBy('late_payment_fees_type').orderByRaw('late_payment_fees_type ASC NULLS FIRST')
+      .select('late_payment_fees_type', db.raw('SUM(late_payment_fees) AS s'), db.raw('COUNT(*) AS n'))) as Row[];
+    const rows = await firstPerParent(`SELECT * FROM (SELECT ${FEE_COLS.join(', ')}, ROW_NUMBER() OVER (PARTITION BY late_payment_fees_type ORDER BY id) AS rn FROM fee_type WHERE deleted_tracker = ?) w WHERE rn <= 10 ORDER BY late_payment_fees_type, rn`, [ACTIVE]);
+    const entries = groups.map((g) => ({ groupKey: { latePaymentFeesType: g.late_payment_fees_type }, aggregates: { latePaymentFees_sum: g.s === null ? null : Number(g.s) }, n: Number(g.n) }));
+    return {
+      records: entries.map((e) => ({ ...e.groupKey, ...e.aggregates })),
+      meta: meta(entries.length, 10),
+      groupMeta: entries.map((e) => ({ groupKey: e.groupKey, aggregates: e.aggregates })),
+      groupRecords: entries.map((e) => ({ groupKey: e.groupKey, aggregates: e.aggregates, records: rows.filter((r) => r.late_payment_fees_type === e.groupKey.latePaymentFeesType).map(feeTypeOnly), meta: meta(e.n, 10) })),
+    };
+  },
+};
 
 const app = new Koa();
 app.use(koaBody());
 app.use(async (ctx) => {
-  if (ctx.method === 'GET' && ctx.path === '/api/fee-type') {
-    // the benchmark's list: two filters, one sort, limit 10, populate institute
-    const q = new URLSearchParams(ctx.querystring);
-    const type = q.get('filters[latePaymentFeesType][$eq]') ?? 'fixed';
-    const min = Number(q.get('filters[latePaymentFees][$gte]') ?? 0);
-    const limit = Math.min(Number(q.get('limit') ?? 10), 100);
-    const where = (qb: ReturnType<typeof db>) => qb.where('deleted_tracker', 'not-deleted').andWhere('late_payment_fees_type', type).andWhere('late_payment_fees', '>=', min);
-    const [rows, [count]] = await Promise.all([
-      where(db('fee_type').select(FEE_COLS)).orderBy([{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit),
-      where(db('fee_type').count({ count: '*' })),
-    ]);
-    const total = Number((count as Row).count);
-    ctx.body = { records: await withInstitutes(rows as Row[]), meta: { totalRecords: total, currentPage: 1, totalPages: Math.ceil(total / limit) } };
+  // Only the benchmark's own list requests, matched whole (the floor is written for each of them).
+  const list = ctx.method === 'GET' ? LISTS[decodeURIComponent(ctx.url)] ?? LISTS[ctx.url] : undefined;
+  if (list) {
+    ctx.body = await list(new URLSearchParams(ctx.querystring));
     return;
   }
   const one = /^\/api\/fee-type\/(\d+)$/.exec(ctx.path);
@@ -64,8 +152,7 @@ app.use(async (ctx) => {
       ctx.body = { error: { status: 404, name: 'NotFoundError', message: 'not found', details: {} } };
       return;
     }
-    const { institute: _i, ...record } = feeType(row, undefined);
-    ctx.body = record;
+    ctx.body = feeTypeOnly(row);
     return;
   }
   if (ctx.method === 'POST' && ctx.path === '/api/fee-type') {

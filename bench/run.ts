@@ -16,6 +16,21 @@ import { findRootDir, loadConfig } from '../config';
 import { connect } from '../database/connect';
 import { migrateLatest } from '../database/migrate';
 import { seed } from './seed';
+import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, RELATION_PATH, SORT_PATH } from './shapes';
+
+/** The list shapes measured against a floor written for each (bench/shapes.ts); `identity`: needs the identity plugin's models. */
+const LIST_SHAPES: readonly { readonly name: string; readonly path: string; readonly identity?: boolean; readonly connections?: number }[] = [
+  { name: 'list', path: LIST_PATH },
+  { name: 'sortNoIndex', path: SORT_PATH },
+  { name: 'relFilter', path: RELATION_PATH },
+  { name: 'containsi', path: CONTAINSI_PATH },
+  { name: 'populate2', path: DEEP_PATH },
+  { name: 'manyToMany', path: M2M_PATH, identity: true },
+  { name: 'page1000', path: DEEP_PAGE_PATH },
+  // ~35 ms of SQL each on SQLite's one connection: at 50 connections a request waits ~2 s, most answers of a
+  // short run would come after its end (and their CPU counted against the few that came in time)
+  { name: 'groupRecords', path: GROUP_RECORDS_PATH, connections: 5 },
+];
 
 interface Options {
   rows: number;
@@ -35,13 +50,14 @@ interface Scenario {
   readonly floor: boolean;
   /** Connections for this scenario (default --connections): 1 measures one client's latency. */
   readonly connections?: number;
+  /** Reads the identity plugin's models (skipped without it). */
+  readonly identity?: boolean;
   readonly request: (ctx: { rows: number; token: string | null; seq: () => number }) => autocannon.Request;
 }
 
 const ROOT = findRootDir(__dirname);
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
-const LIST_PATH = '/api/fee-type?filters[latePaymentFeesType][$eq]=fixed&filters[latePaymentFees][$gte]=10&sort[0]=-dueDate&limit=10&populate[0]=institute';
 
 const GROUPED_PATH = '/api/fee-type?groupBy[0]=dueDate:month&aggregates[0]=latePaymentFees:sum&limit=50';
 
@@ -50,7 +66,7 @@ const json = (token: string | null): Record<string, string> => ({ 'content-type'
 const randomId = (rows: number): number => 1 + Math.floor(Math.random() * rows);
 
 const SCENARIOS: readonly Scenario[] = [
-  { name: 'list', floor: true, request: ({ token }) => ({ method: 'GET', path: LIST_PATH, headers: auth(token) }) },
+  ...LIST_SHAPES.map((l): Scenario => ({ name: l.name, floor: true, identity: l.identity, connections: l.connections, request: ({ token }) => ({ method: 'GET', path: l.path, headers: auth(token) }) })),
   {
     name: 'findOne',
     floor: true,
@@ -190,7 +206,10 @@ async function main(): Promise<void> {
   const dbEnv: Record<string, string> = o.db === 'sqlite' ? { DATABASE_URL: `sqlite:${join(work, 'bench.db')}` } : { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema };
   const env: NodeJS.ProcessEnv = { ...process.env, ...dbEnv, NODE_ENV: 'production', IAM_JWT_SECRET: SECRET, AUTO_MIGRATE: 'false', DATA_DIR: join(work, 'data'), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', API_MAX_LIMIT: '100',
     // the authenticate scenario measures sign-in throughput from one address: the identity rate limits would turn it into 429s
-    IAM_RATE_LIMIT_PER_ACCOUNT: '1000000000', IAM_RATE_LIMIT_PER_ADDRESS: '1000000000' };
+    IAM_RATE_LIMIT_PER_ACCOUNT: '1000000000', IAM_RATE_LIMIT_PER_ADDRESS: '1000000000',
+    // all connections carry one token, so they are one caller of the caller gate: a shape costing ~20 ms
+    // (groupRecords) would make its 44 waiting requests pass the 1 s turn wait and answer 503
+    CALLER_QUEUE_TIMEOUT: '30s' };
   if (o.db === 'postgres') {
     const admin = knex({ client: 'pg', connection: pgUrl });
     await admin.raw('CREATE SCHEMA ??', [schema]);
@@ -225,7 +244,7 @@ async function main(): Promise<void> {
       token = body.data?.accessToken ?? null;
     }
     const hasIdentity = token !== null;
-    await sameAnswers(serviceUrl, floorUrl, token);
+    await sameAnswers(serviceUrl, floorUrl, token, hasIdentity);
     let n = 0;
     const ctx = { rows: o.rows, token, seq: () => ++n };
     const wanted = o.only ? new Set(o.only.split(',')) : null;
@@ -233,7 +252,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < Math.max(1, o.repeat); round++) {
       for (const s of SCENARIOS) {
         if (wanted && !wanted.has(s.name)) continue;
-        if (s.name === 'authenticate' && !hasIdentity) continue;
+        if ((s.name === 'authenticate' || s.identity) && !hasIdentity) continue;
         // Every scenario sees the seeded rows only: what a create run added goes before the next run.
         // and work a run left queued (sign-ins hash on for seconds after their clients stop) ends first.
         const seeded = async (m: Measured): Promise<Measured> => {
@@ -267,11 +286,19 @@ async function main(): Promise<void> {
 }
 
 /** The floor is only a floor if it answers the same JSON: compare list and findOne bodies before measuring. */
-async function sameAnswers(serviceUrl: string, floorUrl: string, token: string | null): Promise<void> {
-  for (const path of [LIST_PATH, '/api/fee-type/7']) {
+async function sameAnswers(serviceUrl: string, floorUrl: string, token: string | null, hasIdentity: boolean): Promise<void> {
+  const sizes: string[] = [];
+  for (const path of [...LIST_SHAPES.filter((l) => hasIdentity || !l.identity).map((l) => l.path), '/api/fee-type/7']) {
     const [a, b] = await Promise.all([fetch(serviceUrl + path, { headers: auth(token) }).then((r) => r.text()), fetch(floorUrl + path).then((r) => r.text())]);
-    if (a !== b) throw new Error(`the floor answers ${path} differently from the service:\nservice: ${a.slice(0, 400)}\nfloor:   ${b.slice(0, 400)}`);
+    if (a !== b) {
+      const first = [...a].findIndex((c, i) => c !== b[i]);
+      const at = first < 0 ? a.length : first;
+      throw new Error(`the floor answers ${path} differently from the service (from character ${at}):\nservice: ${a.slice(Math.max(0, at - 200), at + 300)}\nfloor:   ${b.slice(Math.max(0, at - 200), at + 300)}`);
+    }
+    if (!a.startsWith('{"')) throw new Error(`${path}: not a JSON object: ${a.slice(0, 200)}`);
+    sizes.push(`${Buffer.byteLength(a)} B`);
   }
+  process.stdout.write(`service and floor answer byte-identical JSON (${sizes.join(', ')})\n`);
 }
 
 const median = (xs: readonly number[]): number => {

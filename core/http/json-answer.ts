@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { AnswerTooLargeError } from '../errors/errors';
+import { answerHasher, etagOfHash } from './etag';
 
 /** Longest stretch of serializing between two turns of the event loop. */
 export const SLICE_MS = 8;
@@ -104,14 +105,17 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export interface JsonAnswer {
   readonly buffers: readonly Buffer[];
   readonly bytes: number;
+  /** The strong ETag of the bytes, when asked for (hashed buffer by buffer, inside the slices). */
+  readonly etag?: string;
 }
 
 /**
  * `body` as UTF-8 JSON, at most `maxBytes` long (else AnswerTooLargeError, 413). `afterWrite`: the
- * answer of a write that has been committed (the message says so).
+ * answer of a write that has been committed (the message says so). `tag`: compute its strong ETag too.
  */
-export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = false): Promise<JsonAnswer> {
+export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = false, tag = false): Promise<JsonAnswer> {
   const buffers: Buffer[] = [];
+  const hash = tag ? answerHasher() : null;
   let bytes = 0;
   let parts: string[] = [];
   let chars = 0;
@@ -123,6 +127,7 @@ export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = f
     chars = 0;
     bytes += b.length;
     if (bytes > maxBytes) throw tooLarge(maxBytes, afterWrite);
+    hash?.update(b);
     buffers.push(b);
   };
   for (const piece of pieces(body, 0)) {
@@ -137,5 +142,5 @@ export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = f
     }
   }
   flush();
-  return { buffers, bytes };
+  return hash ? { buffers, bytes, etag: etagOfHash(hash) } : { buffers, bytes };
 }

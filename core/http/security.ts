@@ -42,8 +42,8 @@ export function corsAllowlist(origins: readonly string[]): Middleware<RequestSta
       return any ? '*' : allowed.has(o) ? o : undefined;
     },
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposeHeaders: ['X-Request-Id', 'Retry-After'],
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
     maxAge: 600,
     keepHeadersOnError: true,
   }) as unknown as Middleware<RequestState>;

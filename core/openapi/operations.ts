@@ -19,6 +19,8 @@ interface OperationDoc {
   readonly description?: (m: ContentType) => string;
   readonly errors: readonly ErrorResponseName[];
   readonly build: (m: ContentType, registry: Registry) => { parameters?: Record<string, unknown>[]; requestBody?: Record<string, unknown>; ok: Record<string, unknown> };
+  /** A read: answers carry an ETag and If-None-Match may answer 304. */
+  readonly conditional?: boolean;
 }
 
 const READ_ERRORS = ['BadRequest', 'Unauthorized', 'Forbidden', 'AnswerTooLarge'] as const;
@@ -31,6 +33,27 @@ const idParameter = { name: 'id', in: 'path', required: true, description: 'Reco
 const json = (schema: Schema, example?: unknown): Record<string, unknown> => ({ 'application/json': { schema, ...(example !== undefined && { example }) } });
 const ok = (description: string, schema: Schema, example?: unknown) => ({ description, content: json(schema, example) });
 const envelope = (data: unknown, message: string[] = []) => ({ statusCode: 200, message, error: '', data });
+
+/** Headers of a Find/FindOne answer (issue 17: conditional reads). */
+const READ_HEADERS = {
+  ETag: { description: 'Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged.', schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{27}"$' } },
+  'Cache-Control': { description: '`private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it.', schema: { type: 'string' } },
+  Vary: { description: 'Names `Authorization`: the answer differs per caller.', schema: { type: 'string' } },
+};
+
+/** 304 of a Find/FindOne whose `If-None-Match` names the current answer's ETag (or is `*`). */
+const NOT_MODIFIED = {
+  description: 'Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body.',
+  headers: READ_HEADERS,
+};
+
+const ifNoneMatchParameter = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer\'s.',
+  schema: { type: 'string' },
+};
 
 const GROUPED_EXAMPLE = {
   records: [{ 'createdAt:month': '2026-01', id_max: 7 }],
@@ -98,10 +121,12 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: (m) => `List ${m.name} records`,
     description: () => 'Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.',
     errors: [...READ_ERRORS, 'QueryTimeout'],
+    conditional: true,
     build: (m, r) => ({
       parameters: findParameters(m),
       ok: {
         description: 'A page of records, or of groups when `groupBy` is given.',
+        headers: READ_HEADERS,
         content: {
           'application/json': {
             schema: { oneOf: [schemaRef(modelNames(m).list), schemaRef(modelNames(m).groupedList)] },
@@ -119,7 +144,8 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: (m) => `Get one ${m.name} record`,
     description: () => 'FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.',
     errors: [...READ_ERRORS, 'NotFound'],
-    build: (m, r) => ({ parameters: [idParameter, ...findOneParameters(m)], ok: ok('The record.', schemaRef(modelNames(m).record), recordExample(m, r)) }),
+    conditional: true,
+    build: (m, r) => ({ parameters: [idParameter, ...findOneParameters(m)], ok: { ...ok('The record.', schemaRef(modelNames(m).record), recordExample(m, r)), headers: READ_HEADERS } }),
   },
   'post ': {
     id: (p) => `create${p}`,
@@ -206,7 +232,7 @@ export function modelPaths(model: ContentType, registry: Registry, tag: string):
     const doc = OPERATIONS[`${route.method} ${route.path}`];
     if (!doc) throw new Error(`core/openapi/operations.ts: no documentation for the record route ${route.method.toUpperCase()} ${route.path || '/'}`);
     const built = doc.build(model, registry);
-    const responses: Record<string, unknown> = { '200': built.ok };
+    const responses: Record<string, unknown> = { '200': built.ok, ...(doc.conditional && { '304': NOT_MODIFIED }) };
     // Every record route passes the per-caller gate (core/http/caller-gate.ts): 429 when its line is full.
     for (const e of [...doc.errors, 'TooManyRequests' as const]) responses[String(errorStatus(e))] = ref('responses', e);
     responses.default = ref('responses', DEFAULT_ERROR);
@@ -216,7 +242,7 @@ export function modelPaths(model: ContentType, registry: Registry, tag: string):
       ...(doc.description && { description: doc.description(model) }),
       tags: [tag],
       security: [{ [BEARER]: [] }],
-      ...(built.parameters && { parameters: built.parameters }),
+      ...(built.parameters && { parameters: doc.conditional ? [...built.parameters, ifNoneMatchParameter] : built.parameters }),
       ...(built.requestBody && { requestBody: built.requestBody }),
       responses: sortResponses(responses),
     };

@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors/errors';
+import { ifNoneMatchHits, READ_CACHE_CONTROL } from '../http/etag';
 import { jsonAnswer } from '../http/json-answer';
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
@@ -56,6 +57,28 @@ export class RecordController {
   /** Serializes the answer here (bounded, yielding to other requests), so a 413 still goes out as JSON. */
   private async send(ctx: RecordContext, body: unknown, afterWrite = false): Promise<void> {
     const { buffers, bytes } = await jsonAnswer(body, this.answerMaxBytes, afterWrite);
+    this.sendBytes(ctx, buffers, bytes);
+  }
+
+  /**
+   * A Find/FindOne answer with its strong ETag (issue 17; README: Conditional reads): If-None-Match
+   * naming it answers 304 without a body. Answers differ per caller's permissions: `Vary:
+   * Authorization` and `private` keep shared caches from handing one caller's answer to another.
+   */
+  private async sendRead(ctx: RecordContext, body: unknown): Promise<void> {
+    const { buffers, bytes, etag = '' } = await jsonAnswer(body, this.answerMaxBytes, false, true);
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', READ_CACHE_CONTROL);
+    ctx.vary('Authorization');
+    if (ifNoneMatchHits(ctx.get('If-None-Match') || undefined, etag)) {
+      ctx.status = 304;
+      ctx.body = null;
+      return;
+    }
+    this.sendBytes(ctx, buffers, bytes);
+  }
+
+  private sendBytes(ctx: RecordContext, buffers: readonly Buffer[], bytes: number): void {
     ctx.type = 'application/json; charset=utf-8';
     if (buffers.length === 1) {
       ctx.body = buffers[0];
@@ -87,19 +110,19 @@ export class RecordController {
     if (parsed.group) {
       const g = await this.service.checkGrouped(model, parsed);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
-      await this.send(ctx, await this.service.findGrouped(g));
+      await this.sendRead(ctx, await this.service.findGrouped(g));
       return;
     }
     const q = this.service.check(model, parsed);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    await this.send(ctx, await this.service.find(q));
+    await this.sendRead(ctx, await this.service.find(q));
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
     const id = recordId(ctx, model);
     const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    await this.send(ctx, await this.service.findOne(q, id));
+    await this.sendRead(ctx, await this.service.findOne(q, id));
   }
 
   /**

@@ -113,9 +113,17 @@ describe('OpenAPI document: valid, lint-clean, complete', () => {
 
   it('lists the Find / FindOne query parameters, filters as deepObject with the operators of query/operators.ts', () => {
     const find = shipped.paths['/api/fee-type'].get.parameters.map((p: Obj) => p.name);
-    expect(find).to.deep.equal(['limit', 'offset', 'page', 'fields', 'sort', 'populate', 'populateMedia', 'filters', 'showSoftDeleted', 'groupBy', 'aggregates', 'populateGroup', 'groupFilter', 'timezone']);
+    expect(find).to.deep.equal(['limit', 'offset', 'page', 'fields', 'sort', 'populate', 'populateMedia', 'filters', 'showSoftDeleted', 'groupBy', 'aggregates', 'populateGroup', 'groupFilter', 'timezone', 'If-None-Match']);
     const one = shipped.paths['/api/fee-type/{id}'].get.parameters.map((p: Obj) => p.name);
-    expect(one).to.deep.equal(['id', 'fields', 'populate', 'populateMedia', 'showSoftDeleted']);
+    expect(one).to.deep.equal(['id', 'fields', 'populate', 'populateMedia', 'showSoftDeleted', 'If-None-Match']);
+    // conditional reads (issue 17): the header parameter, the 304 and the ETag header of the 200
+    for (const op of [shipped.paths['/api/fee-type'].get, shipped.paths['/api/fee-type/{id}'].get]) {
+      expect(op.parameters.find((p: Obj) => p.name === 'If-None-Match')).to.include({ in: 'header', required: false });
+      expect(op.responses['304'].content).to.equal(undefined);
+      expect(op.responses['304'].headers).to.have.keys('ETag', 'Cache-Control', 'Vary');
+      expect(op.responses['200'].headers.ETag.schema.pattern).to.be.a('string');
+    }
+    expect(shipped.paths['/api/fee-type'].post.responses).to.not.have.property('304');
     const filters = shipped.paths['/api/fee-type'].get.parameters.find((p: Obj) => p.name === 'filters');
     expect(filters).to.include({ style: 'deepObject', explode: true });
     const text = shipped.components.schemas.StringFilter.properties;

@@ -2882,7 +2882,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2891,11 +2894,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FeeTypeList"] | components["schemas"]["FeeTypeGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3223,7 +3245,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -3235,6 +3260,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,6 +3291,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["FeeType"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3537,7 +3581,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3546,11 +3593,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InstituteList"] | components["schemas"]["InstituteGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3839,7 +3905,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -3851,6 +3920,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3873,6 +3948,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Institute"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4116,7 +4204,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4125,11 +4216,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PermissionList"] | components["schemas"]["PermissionGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4399,7 +4509,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -4411,6 +4524,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4431,6 +4550,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Permission"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4641,7 +4773,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4650,11 +4785,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RoleList"] | components["schemas"]["RoleGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -4934,7 +5088,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -4946,6 +5103,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4967,6 +5130,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Role"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -5183,7 +5359,10 @@ export interface operations {
                 /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
                 timezone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5192,11 +5371,30 @@ export interface operations {
             /** @description A page of records, or of groups when `groupBy` is given. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserList"] | components["schemas"]["UserGroupedList"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -5518,7 +5716,10 @@ export interface operations {
                 /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
                 showSoftDeleted?: "inclusive" | "exclusive";
             };
-            header?: never;
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Record id (a positive integer). */
                 id: number;
@@ -5530,6 +5731,12 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5561,6 +5768,19 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["User"];
                 };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -81,7 +81,7 @@ export class ResponseValidator {
     const method = r.method.toLowerCase();
     const path = decodeURIComponent(new URL(r.url, 'http://x').pathname);
     const what = `${r.method.toUpperCase()} ${path} → ${r.status}`;
-    if (method === 'head' || r.status === 304) return [];
+    if (method === 'head') return [];
     // Node's HTTP parser answers some malformed requests itself (431, 400) before the service runs: no request id, no body.
     if (r.requestId === null && r.status >= 400 && r.text === '') return [];
     const match = this.matchers.find((m) => m.re.test(path));
@@ -96,6 +96,8 @@ export class ResponseValidator {
       mediaTypes = ['application/json'];
     } else {
       const responses = operation.responses as Record<string, unknown>;
+      // 304 (conditional reads) must be documented as itself, and has no body.
+      if (r.status === 304) return !('304' in responses) ? [`${what}: status 304 is not documented for ${r.method.toUpperCase()} ${match.template}`] : r.text === '' ? [] : [`${what}: a 304 came with a body`];
       const key = [String(r.status), `${String(r.status)[0]}XX`, 'default'].find((k) => k in responses);
       if (!key) return [`${what}: status ${r.status} is not documented for ${r.method.toUpperCase()} ${match.template}`];
       const response = this.resolve(responses[key]);
