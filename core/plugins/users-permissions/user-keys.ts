@@ -46,11 +46,17 @@ export async function syncIdentityKeys(store: IdentityStore, ids: readonly numbe
       email_key: r.email ? normalize(r.email) : null,
       mobile_key: r.mobile ? normalizeMobile(r.mobile) : null,
     };
-    for (const [column, value] of Object.entries(keys)) {
-      try {
-        await store.db(store.users).where('id', r.id).update({ [column]: value });
-      } catch {
-        await store.db(store.users).where('id', r.id).update({ [column]: null });
+    try {
+      // the usual case: all three keys are free, one UPDATE
+      await store.db(store.users).where('id', r.id).update(keys);
+    } catch {
+      // one of them is held by another account: write each alone, leaving the held one empty
+      for (const [column, value] of Object.entries(keys)) {
+        try {
+          await store.db(store.users).where('id', r.id).update({ [column]: value });
+        } catch {
+          await store.db(store.users).where('id', r.id).update({ [column]: null });
+        }
       }
     }
   }
