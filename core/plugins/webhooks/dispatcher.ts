@@ -1,0 +1,156 @@
+/**
+ * Sends due deliveries from this node: claims them (store.claim), POSTs each signed (Standard Webhooks),
+ * records the attempt, and schedules a retry with exponential backoff and jitter until WEBHOOK_RETRY_FOR
+ * has passed, then marks the delivery failed. Woken by every committed event (the event hub) and every
+ * WEBHOOK_POLL_INTERVAL (retries fall due, another node's lease runs out).
+ */
+import type { Logger } from 'pino';
+import type { WebhooksConfig } from '../../../config/schema';
+import type { EventPipeline, StoredEvent } from '../../plugin-api';
+import { backoffMs } from './backoff';
+import { sendOnce } from './send';
+import { signedHeaders } from './signature';
+import type { Claimed, WebhookStore } from './store';
+
+/** The JSON body a receiver gets (Standard Webhooks' `type`, `timestamp`, `data`). */
+export function deliveryBody(event: StoredEvent): string {
+  return JSON.stringify({
+    type: event.type,
+    timestamp: event.time,
+    data: { eventId: event.id, model: event.model, recordId: event.recordId, actor: event.actor, record: event.record },
+  });
+}
+
+/**
+ * How often an idle node (no unfinished delivery it knows of) looks anyway: for a node that died
+ * mid-delivery while this one was idle. Without a cross-node signal (SQLite) another process's new
+ * deliveries are found this way too, so it looks more often then.
+ */
+export const IDLE_POLL_MS = 30_000;
+export const IDLE_POLL_NO_SIGNAL_MS = 2_000;
+
+export class Dispatcher {
+  private running = 0;
+  private timer: NodeJS.Timeout | null = null;
+  /** Unfinished deliveries exist (claimed, pending or another node's): poll at WEBHOOK_POLL_INTERVAL; else slowly. */
+  private armed = true;
+  private idleChecked = false;
+  private unsubscribe: (() => void) | null = null;
+  private ticking = false;
+  private again = false;
+  private closed = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: WebhookStore,
+    private readonly events: EventPipeline,
+    private readonly config: WebhooksConfig,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    if (this.unsubscribe || this.closed) return;
+    // Woken by every commit (this node) and the event signal (other nodes), without reading the outbox.
+    this.unsubscribe = this.events.onWake(() => this.poke());
+    this.poke();
+  }
+
+  /** The next unprompted look: soon while deliveries are unfinished, else every IDLE_POLL_MS (a node that died idle). */
+  private schedule(dueAt: number | null): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    const idle = this.events.signalKind === 'none' ? IDLE_POLL_NO_SIGNAL_MS : IDLE_POLL_MS;
+    const every = this.armed ? this.config.pollMs : Math.max(idle, this.config.pollMs);
+    const delay = dueAt === null ? every : Math.max(5, Math.min(every, dueAt - Date.now() + 5));
+    this.timer = setTimeout(() => this.poke(), delay);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.unsubscribe?.();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  poke(): void {
+    if (this.closed) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    void this.tick().finally(() => {
+      this.ticking = false;
+      if (this.again) {
+        this.again = false;
+        this.poke();
+      }
+    });
+  }
+
+  private async tick(): Promise<void> {
+    let dueAt: number | null = null;
+    try {
+      const free = this.config.concurrency - this.running;
+      if (free <= 0) return;
+      const claimed = await this.store.claim(free, this.config.leaseMs);
+      // The claimed deliveries' events, in one statement (not one per delivery).
+      const events = new Map((await this.events.readIds(claimed.map((c) => c.eventId))).map((e) => [e.id, e]));
+      if (claimed.length === 0 && this.running === 0) {
+        // Nothing to send now: when is the next thing due (a retry, another node's lease)? Nothing: idle.
+        // An idle node woken by a commit that made no delivery stays idle without asking again.
+        if (this.armed || !this.idleChecked) {
+          const due = await this.store.nextDue();
+          this.armed = due !== null;
+          this.idleChecked = !this.armed;
+          dueAt = due;
+        }
+      } else {
+        this.armed = true;
+        this.idleChecked = false;
+      }
+      for (const c of claimed) {
+        this.running += 1;
+        const p: Promise<void> = this.deliver(c, events.get(c.eventId))
+          .catch((err: unknown) => this.log.warn({ err, delivery: c.id }, 'webhooks: a delivery attempt failed to run; its lease will run out and it is tried again'))
+          .finally(() => {
+            this.running -= 1;
+            this.inFlight.delete(p);
+            this.poke(); // the next delivery of the same record may be due now
+          });
+        this.inFlight.add(p);
+      }
+    } catch (err) {
+      this.armed = true;
+      this.log.warn({ err }, 'webhooks: claiming deliveries failed; retrying at the next poll');
+    } finally {
+      this.schedule(dueAt);
+    }
+  }
+
+  /** Sends claimed delivery `c` of `event` (undefined: no longer in the outbox). */
+  private async deliver(c: Claimed, event: StoredEvent | undefined): Promise<void> {
+    // Read now, not from the fan-out's list: a webhook disabled or deleted a moment ago sends nothing.
+    const hook = await this.store.hookById(this.store.deps.db, c.webhookId);
+    const now = new Date();
+    if (!hook || !hook.enabled || !hook.secret || !event || event.id !== c.eventId) {
+      const error = !hook ? 'the webhook was deleted' : !hook.enabled ? 'the webhook is disabled' : !hook.secret ? 'the webhook has no secret' : 'the event is no longer in the outbox';
+      await this.store.finish(c, { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, { status: 'failed', nextAttemptAt: null });
+      return;
+    }
+    const body = deliveryBody(event);
+    const headers = signedHeaders(hook.secret, `msg_${c.id}`, Math.floor(now.getTime() / 1000), body);
+    const result = await sendOnce(hook.url, headers, body, { timeoutMs: this.config.timeoutMs, allowHosts: this.config.allowHosts });
+    const at = new Date();
+    const attempt = { at: at.toISOString(), status: result.status, durationMs: result.durationMs, error: result.error, response: result.response };
+    if (result.ok) {
+      await this.store.finish(c, attempt, { status: 'succeeded', nextAttemptAt: null });
+      return;
+    }
+    const next = new Date(at.getTime() + backoffMs(c.attemptCount + 1, this.config.backoffBaseMs, this.config.backoffMaxMs));
+    const giveUp = next.getTime() > Date.parse(c.retryUntil);
+    await this.store.finish(c, attempt, giveUp ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: next.toISOString() });
+
+  }
+}

@@ -1,0 +1,90 @@
+/** One delivery attempt: a JSON POST with a time bound, redirects not followed, the answer's first bytes kept. */
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { guardedLookup, isBlockedAddress } from './ssrf';
+
+/** Bytes of the receiver's answer kept in the attempt log. */
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export interface AttemptResult {
+  readonly ok: boolean;
+  readonly status: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly response: string | null;
+}
+
+export interface SendOptions {
+  readonly timeoutMs: number;
+  readonly allowHosts: readonly string[];
+}
+
+/** Why `url` cannot be a destination at all (null: it may be, pending DNS). */
+export function urlProblem(url: unknown, allowHosts: readonly string[]): string | null {
+  if (typeof url !== 'string') return 'must be a URL';
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
+  if (u.username || u.password) return 'must not carry credentials';
+  const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const allowed = allowHosts.includes(host);
+  if (!allowed && isIP(host) && isBlockedAddress(host)) return 'is in a private, loopback, link-local or metadata range (WEBHOOK_ALLOW_HOSTS opens it)';
+  return null;
+}
+
+export function sendOnce(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<AttemptResult> {
+  const started = Date.now();
+  const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Date.now() - started });
+  const problem = urlProblem(url, opts.allowHosts);
+  if (problem) return Promise.resolve(done({ ok: false, status: null, error: `refused: url ${problem}`, response: null }));
+  const u = new URL(url);
+  const lib = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (r: Omit<AttemptResult, 'durationMs'>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(done(r));
+    };
+    const req = lib.request(
+      u,
+      {
+        method: 'POST',
+        agent: false,
+        lookup: guardedLookup(opts.allowHosts) as never,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'record-and-identity-service webhooks', ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const status = res.statusCode ?? 0;
+        const end = (): void => {
+          const response = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+          const ok = status >= 200 && status < 300;
+          const error = ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `receiver answered ${status}`;
+          finish({ ok, status, error, response });
+          res.destroy();
+        };
+        res.on('data', (c: Buffer) => {
+          if (size < RESPONSE_EXCERPT_BYTES) chunks.push(c);
+          size += c.length;
+          if (size >= RESPONSE_EXCERPT_BYTES) end();
+        });
+        res.on('end', end);
+        res.on('error', (e) => finish({ ok: false, status, error: e.message, response: null }));
+      },
+    );
+    const timer = setTimeout(() => {
+      finish({ ok: false, status: null, error: `timed out after ${opts.timeoutMs} ms (WEBHOOK_TIMEOUT)`, response: null });
+      req.destroy();
+    }, opts.timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: e.code === 'EWEBHOOKREFUSED' ? `refused: ${e.message}` : e.message, response: null }));
+    req.end(body);
+  });
+}

@@ -1,0 +1,211 @@
+/**
+ * The webhook and delivery tables, as the plugin reads and writes them itself (the record API serves
+ * them to admins). Column names come from the registry; times are ISO text on both databases.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { withFolds, type PluginDeps } from '../../plugin-api';
+import type { ContentType } from '../../registry/types';
+
+export const WEBHOOK = 'webhook';
+export const DELIVERY = 'webhook-delivery';
+
+export interface Webhook {
+  readonly id: number;
+  readonly name: string;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly model: string | null;
+  readonly enabled: boolean;
+  readonly secret: string | null;
+}
+
+export interface Claimed {
+  readonly id: number;
+  readonly webhookId: number;
+  readonly eventId: number;
+  readonly attemptCount: number;
+  readonly retryUntil: string;
+  readonly attempts: unknown[];
+  readonly leaseToken: string;
+}
+
+export interface AttemptLog {
+  readonly at: string;
+  readonly status: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly response: string | null;
+}
+
+/** Attempts kept per delivery (the oldest are dropped beyond). */
+export const MAX_ATTEMPT_LOG = 100;
+
+type Db = Knex | Knex.Transaction;
+type Dialect = PluginDeps['dialect'];
+
+function model(deps: PluginDeps, name: string): ContentType {
+  const m = deps.registry.get(name);
+  if (!m) throw new Error(`webhooks: model ${name} missing from the registry`);
+  return m;
+}
+
+function parseJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return null;
+  }
+}
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));
+
+export class WebhookStore {
+  readonly hooks: ContentType;
+  readonly deliveries: ContentType;
+  private readonly dialect: Dialect;
+
+  constructor(readonly deps: PluginDeps) {
+    this.hooks = model(deps, WEBHOOK);
+    this.deliveries = model(deps, DELIVERY);
+    this.dialect = deps.dialect;
+  }
+
+  /** Column of attribute `name` of `m`. */
+  col(m: ContentType, name: string): string {
+    const a = m.byName.get(name);
+    if (!a || a.kind !== 'scalar') throw new Error(`webhooks: ${m.name}.${name} is not a field`);
+    return a.column;
+  }
+
+  private toHook(r: Record<string, unknown>): Webhook {
+    const h = this.hooks;
+    const events = parseJson(r[this.col(h, 'events')]);
+    return {
+      id: Number(r.id),
+      name: String(r[this.col(h, 'name')]),
+      url: String(r[this.col(h, 'url')]),
+      events: Array.isArray(events) ? events.map(String) : [],
+      model: (r[this.col(h, 'model')] as string | null) ?? null,
+      enabled: Boolean(r[this.col(h, 'enabled')]),
+      secret: (r[this.col(h, 'secret')] as string | null) ?? null,
+    };
+  }
+
+  async enabledHooks(db: Db): Promise<Webhook[]> {
+    const rows = (await db(this.hooks.table).where(this.col(this.hooks, 'enabled'), true)) as Record<string, unknown>[];
+    return rows.map((r) => this.toHook(r));
+  }
+
+  async hookById(db: Db, id: number): Promise<Webhook | undefined> {
+    const r = (await db(this.hooks.table).where('id', id).first()) as Record<string, unknown> | undefined;
+    return r && this.toHook(r);
+  }
+
+  async hookByName(db: Db, name: string): Promise<(Webhook & { source: string }) | undefined> {
+    const r = (await db(this.hooks.table).where(this.col(this.hooks, 'name'), name).first()) as Record<string, unknown> | undefined;
+    return r && { ...this.toHook(r), source: String(r[this.col(this.hooks, 'source')]) };
+  }
+
+  /** New pending deliveries (in the transaction of the events they carry). */
+  async insertDeliveries(trx: Db, rows: readonly { webhookId: number; eventId: number; eventType: string; model: string | null; recordId: number | null }[], now: Date, retryForMs: number): Promise<void> {
+    if (rows.length === 0) return;
+    const d = this.deliveries;
+    const at = now.toISOString();
+    const until = new Date(now.getTime() + retryForMs).toISOString();
+    const c = (n: string): string => this.col(d, n);
+    const values = rows.map((r) =>
+      withFolds(d, {
+        created_at: at,
+        updated_at: at,
+        [c('webhookId')]: r.webhookId,
+        [c('eventId')]: r.eventId,
+        [c('eventType')]: r.eventType,
+        [c('model')]: r.model,
+        [c('recordId')]: r.recordId,
+        [c('status')]: 'pending',
+        [c('attemptCount')]: 0,
+        [c('nextAttemptAt')]: at,
+        [c('retryUntil')]: until,
+        [c('attempts')]: '[]',
+      }),
+    );
+    for (let i = 0; i < values.length; i += 200) await trx(d.table).insert(values.slice(i, i + 200));
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for this node until `leaseMs` from now: pending ones whose time
+   * has come, and delivering ones whose node let the lease run out (it died). A delivery waits while an
+   * earlier one of the same webhook and record is pending or delivering (in order per record). The
+   * dialect's `claimRows` locks the candidates with FOR UPDATE SKIP LOCKED where there are row locks, so
+   * two nodes never claim the same row (SQLite runs the one UPDATE … RETURNING alone: one writer at a time).
+   */
+  async claim(limit: number, leaseMs: number, now: Date = new Date()): Promise<Claimed[]> {
+    const d = this.deliveries;
+    const c = (n: string): string => this.col(d, n);
+    const token = randomBytes(12).toString('hex');
+    const at = now.toISOString();
+    const lease = new Date(now.getTime() + leaseMs).toISOString();
+    const set = {
+      sql: `?? = 'delivering', ?? = ?, ?? = ?, updated_at = ?`,
+      bindings: [c('status'), c('leaseUntil'), lease, c('leaseToken'), token, at],
+    };
+    const candidates = {
+      sql: `SELECT d.id FROM ?? d
+        WHERE ((d.?? = 'pending' AND d.?? <= ?) OR (d.?? = 'delivering' AND d.?? < ?))
+          AND NOT EXISTS (
+            SELECT 1 FROM ?? e
+            WHERE e.?? = d.?? AND e.?? = d.?? AND e.?? = d.?? AND e.id < d.id AND e.?? IN ('pending', 'delivering'))
+        ORDER BY d.id LIMIT ?`,
+      bindings: [
+        d.table, c('status'), c('nextAttemptAt'), at, c('status'), c('leaseUntil'), at,
+        d.table, c('webhookId'), c('webhookId'), c('model'), c('model'), c('recordId'), c('recordId'), c('status'),
+        limit,
+      ],
+    };
+    const columns = [c('webhookId'), c('eventId'), c('attemptCount'), c('retryUntil'), c('attempts')];
+    const rows = await this.dialect.claimRows(this.deps.db, { table: d.table, set, candidates, columns });
+    return rows
+      .map((r) => ({
+        id: Number(r.id),
+        webhookId: Number(r[c('webhookId')]),
+        eventId: Number(r[c('eventId')]),
+        attemptCount: Number(r[c('attemptCount')] ?? 0),
+        retryUntil: iso(r[c('retryUntil')]),
+        attempts: (parseJson(r[c('attempts')]) as unknown[] | null) ?? [],
+        leaseToken: token,
+      }))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  /** When the next unfinished delivery falls due (a pending one's time, a delivering one's lease end), in ms; null: none. */
+  async nextDue(): Promise<number | null> {
+    const d = this.deliveries;
+    const c = (n: string): string => this.col(d, n);
+    const [p] = (await this.deps.db(d.table).where(c('status'), 'pending').min({ at: c('nextAttemptAt') })) as { at: unknown }[];
+    const [l] = (await this.deps.db(d.table).where(c('status'), 'delivering').min({ at: c('leaseUntil') })) as { at: unknown }[];
+    const times = [p?.at, l?.at].filter((v) => v !== null && v !== undefined).map((v) => Date.parse(iso(v)));
+    return times.length ? Math.min(...times) : null;
+  }
+
+  /** Records an attempt and the delivery's next state, if this node still holds its lease. */
+  async finish(claimed: Claimed, attempt: AttemptLog, next: { status: 'succeeded' | 'failed' | 'pending'; nextAttemptAt: string | null }): Promise<boolean> {
+    const d = this.deliveries;
+    const c = (n: string): string => this.col(d, n);
+    const attempts = [...claimed.attempts, attempt].slice(-MAX_ATTEMPT_LOG);
+    const changes: Record<string, unknown> = {
+      [c('status')]: next.status,
+      [c('attemptCount')]: claimed.attemptCount + 1,
+      [c('attempts')]: JSON.stringify(attempts),
+      [c('lastError')]: attempt.error,
+      [c('leaseUntil')]: null,
+      [c('leaseToken')]: null,
+      updated_at: attempt.at,
+    };
+    if (next.nextAttemptAt) changes[c('nextAttemptAt')] = next.nextAttemptAt;
+    if (next.status === 'succeeded') changes[c('deliveredAt')] = attempt.at;
+    const n = await this.deps.db(d.table).where('id', claimed.id).where(c('leaseToken'), claimed.leaseToken).update(changes);
+    return Number(n) > 0;
+  }
+}

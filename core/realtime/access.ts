@@ -1,0 +1,183 @@
+/**
+ * What one stream's caller may see of an event, decided at send time (issue 15, Realtime):
+ * - `find` on the event's model (and on every model its filters reach), asked of the Authorizer, the
+ *   entry point every record read goes through (records/controller.ts requirePermission);
+ * - its `filters[...]`, checked by core/query exactly as Find checks them, and evaluated against the
+ *   record in SQL (match.ts: `SELECT id … WHERE id = ? AND <filter>` through the Find compiler), so a
+ *   filter means here what it means on Find;
+ * - the record without what the caller may not read (private attributes, fields outside its field list).
+ *
+ * Row-level rules and field lists (issue 16, the `rules` branch) come through the same Authorizer:
+ * when it offers `access(actor, now)` (its AccessView), the rule of `<model>.find` is AND-ed to the
+ * stream's filter and the field list restricts the record and what the filter may name, as Find does.
+ * That method is looked up structurally here, so the rules apply to streams as soon as it exists.
+ */
+import { hasDrafts } from '../drafts/names';
+import { BadRequestError } from '../errors/errors';
+import type { Actor, Authorizer } from '../plugin-api';
+import type { FilterNode, ListQuery } from '../query/ast';
+import type { CheckedQuery } from '../query/checked';
+import { parseFilters } from '../query/parse';
+import type { Attribute, ContentType, Registry } from '../registry/types';
+
+/** The rules branch's AccessView (plugin-api `Authorizer.access`), as far as a stream needs it. */
+interface RuleScope {
+  readonly rows: Readonly<Record<string, unknown>> | null;
+  readonly fields: readonly string[] | null;
+}
+interface RuleView {
+  scope(model: string, action: string): RuleScope | null;
+}
+type RuleAuthorizer = Authorizer & { access?(actor: Actor | null, now: Date): Promise<RuleView | null> };
+
+/** Checks a ListQuery against a model as Find does (RecordService.check). */
+export type QueryChecker = (model: ContentType, q: ListQuery) => CheckedQuery;
+
+/** One model of a stream, as its caller may see it now. */
+export interface ModelView {
+  readonly allowed: boolean;
+  /** The checked filter (the stream's and the caller's rule), or null: every record. */
+  readonly query: CheckedQuery | null;
+  /** Identifies `query` across streams: streams with the same key share one SQL check per event. */
+  readonly key: string;
+  /** Attributes the caller may read (null: all but private ones). */
+  readonly fields: ReadonlySet<string> | null;
+  /** Not allowed because the filter does not check against the model as the caller may read it (connect: 400, not 403). */
+  readonly badFilter?: boolean;
+}
+
+const EMPTY_QUERY: ListQuery = {
+  filters: null,
+  sort: [],
+  fields: null,
+  populate: [],
+  populateMedia: [],
+  page: { limit: null, offset: null, page: null },
+  softDelete: 'inclusive',
+  group: null,
+};
+
+/** A rule's JSON leaves as the query string carries them (text), so parseFilters reads them as it reads `filters`. */
+function asQueryValues(v: unknown): unknown {
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return v.map(asQueryValues);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asQueryValues(x)]));
+  return v;
+}
+
+/** Attributes outside `fields` become private: Find's checker then refuses to filter on them. */
+function restrict(model: ContentType, fields: readonly string[] | null): ContentType {
+  if (fields === null) return model;
+  const keep = new Set(fields);
+  const attributes: Attribute[] = model.attributes.map((a) => (a.private || keep.has(a.name) ? a : { ...a, private: true }));
+  return { ...model, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
+}
+
+/** The stream's `filters` parameter (qs object) → the filter AST, with Find's messages; null: none. */
+export function parseStreamFilters(raw: unknown): FilterNode | null {
+  return raw === undefined ? null : parseFilters(raw);
+}
+
+export class StreamAccess {
+  private views = new Map<string, ModelView>();
+  /** The caller's rules as last read (null: none, or no rules at all). */
+  private rules: RuleView | null = null;
+
+  constructor(
+    private readonly authorizer: Authorizer | null,
+    private readonly registry: Registry,
+    private readonly check: QueryChecker,
+    readonly models: readonly ContentType[],
+    private readonly filters: FilterNode | null,
+    /** The `filters` parameter as sent (part of the sharing key). */
+    private readonly filtersKey: string,
+  ) {}
+
+  /**
+   * Checks the stream's filters against every model as the caller may read it (400 as Find answers
+   * it: a field outside its field list is unknown). Run once at connect, after `refused`: a filter
+   * naming a field of one model only cannot be used with another.
+   */
+  checkFilters(): void {
+    if (!this.filters) return;
+    for (const m of this.models) {
+      try {
+        this.check(restrict(m, this.rules?.scope(m.name, 'find')?.fields ?? null), { ...EMPTY_QUERY, filters: this.filters });
+      } catch (e) {
+        if (e instanceof BadRequestError) throw new BadRequestError(`${e.message} (model ${m.name})`, { ...e.details, model: m.name });
+        throw e;
+      }
+    }
+  }
+
+  /** Models the stream names that `actor` may not `find` now, or not `findDrafts` for a draft-enabled one (connect: 401/403 as Find would). */
+  async refused(actor: Actor | null): Promise<string[]> {
+    await this.refresh(actor);
+    return this.models
+      .filter((m) => {
+        const v = this.views.get(m.name);
+        return !v?.allowed && !v?.badFilter;
+      })
+      .map((m) => m.name);
+  }
+
+  /** Re-reads the caller's permissions (and rules) for every model of the stream. */
+  async refresh(actor: Actor | null): Promise<void> {
+    const rules = (this.authorizer as RuleAuthorizer | null)?.access ? await (this.authorizer as RuleAuthorizer).access!(actor, new Date()) : null;
+    const views = new Map<string, ModelView>();
+    for (const m of this.models) views.set(m.name, await this.viewOf(actor, m, rules));
+    this.views = views;
+    this.rules = rules;
+  }
+
+  private async viewOf(actor: Actor | null, model: ContentType, rules: RuleView | null): Promise<ModelView> {
+    const denied: ModelView = { allowed: false, query: null, key: '', fields: null };
+    if (this.authorizer && !(await this.authorizer.can(actor, model.name, 'find'))) return denied;
+    // A draft-enabled model's record events carry its working copy (issue 14): drafts, for findDrafts holders only.
+    if (hasDrafts(model) && this.authorizer && !(await this.authorizer.can(actor, model.name, 'findDrafts'))) return denied;
+    const scope = rules?.scope(model.name, 'find') ?? null;
+    let rule: FilterNode | null = null;
+    if (scope?.rows) {
+      try {
+        rule = parseFilters(asQueryValues(scope.rows), 'rule');
+      } catch {
+        return denied; // a stored rule that no longer parses: nothing (fail closed)
+      }
+    }
+    const filter: FilterNode | null = rule && this.filters ? { kind: 'and', items: [rule, this.filters] } : (rule ?? this.filters);
+    let query: CheckedQuery | null = null;
+    if (filter) {
+      try {
+        query = this.check(restrict(model, scope?.fields ?? null), { ...EMPTY_QUERY, filters: filter });
+      } catch {
+        return { ...denied, badFilter: true }; // the filter names a field the caller may (no longer) read
+      }
+      // Relation filters read other models: Find asks `find` on each of them too.
+      for (const r of query.reads) if (this.authorizer && !(await this.authorizer.can(actor, r, 'find'))) return denied;
+    }
+    const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null]) : '';
+    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null };
+  }
+
+  view(model: string): ModelView | null {
+    return this.views.get(model) ?? null;
+  }
+
+  /** The record without what the caller may not read (the same object when nothing is removed). */
+  shown(model: string, view: ModelView, record: Record<string, unknown> | null): Record<string, unknown> | null {
+    const m = this.registry.get(model);
+    if (!record || !m) return record;
+    let out: Record<string, unknown> | null = null;
+    for (const a of m.attributes) {
+      const hidden = a.private || (view.fields !== null && !view.fields.has(a.name));
+      if (!hidden) continue;
+      for (const k of a.kind === 'relation' && a.idField ? [a.name, a.idField] : [a.name]) {
+        if (!Object.prototype.hasOwnProperty.call(out ?? record, k)) continue;
+        out ??= { ...record };
+        delete out[k];
+      }
+    }
+    // Nothing to remove (the usual case): the event's own record, so its frame is shared by every stream.
+    return out ?? record;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * PostgreSQL LISTEN/NOTIFY for the event signal (core/events/signal.ts): NOTIFY is sent inside the
+ * write's transaction, and PostgreSQL delivers it only at commit (never for a rollback), to every node
+ * listening on the same database. One dedicated connection per node listens; it reconnects after a loss.
+ */
+import type { Knex } from 'knex';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import type { DatabaseTarget } from '../../config/schema';
+
+export const EVENTS_CHANNEL = 'ris_events';
+
+/** The statement a write's transaction runs to signal its events (delivered at commit). */
+export async function notifyInTransaction(trx: Knex.Transaction): Promise<void> {
+  await trx.raw(`NOTIFY ${EVENTS_CHANNEL}`);
+}
+
+/**
+ * The expression that signals from within a statement (an outbox INSERT's RETURNING: one round trip
+ * instead of a NOTIFY of its own); pg_notify rides the transaction as NOTIFY does (delivered at commit,
+ * never for a rollback).
+ */
+export const NOTIFY_EXPRESSION = `pg_notify('${EVENTS_CHANNEL}', '')`;
+
+/** The connection string to LISTEN on, when the service runs on PostgreSQL (null: SQLite). */
+export function listenTarget(database: DatabaseTarget): string | null {
+  return database.client === 'pg' ? database.connectionString : null;
+}
+
+export interface PgListener {
+  close(): Promise<void>;
+}
+
+export function listenPostgres(connectionString: string, onNotify: () => void, log: Logger): PgListener {
+  let client: Client | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = (): void => {
+    if (closed) return;
+    const c = new Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5000 });
+    client = c;
+    const lost = (err: unknown): void => {
+      if (client !== c) return;
+      client = null;
+      c.end().catch(() => undefined);
+      if (closed) return;
+      log.warn({ err }, 'events: PostgreSQL LISTEN connection lost; polling until it is back');
+      retry = setTimeout(connect, 1000);
+      retry.unref();
+    };
+    c.on('error', lost);
+    c.on('end', () => lost(new Error('connection ended')));
+    c.on('notification', () => onNotify());
+    c.connect()
+      .then(() => c.query(`LISTEN ${EVENTS_CHANNEL}`))
+      .then(() => onNotify()) // events committed while not listening
+      .catch(lost);
+  };
+  connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+    },
+  };
+}

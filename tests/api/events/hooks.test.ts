@@ -1,0 +1,145 @@
+/**
+ * Issue 15, lifecycle hooks: before* inside the write's transaction (may change the data, may refuse
+ * with the status and message the client sees), after* after the commit (cannot undo it), per model
+ * or for all models, from a plugin and from the project's hooks folder (HOOKS_DIR).
+ */
+import { expect } from 'chai';
+import { enabledPlugins } from '../../../config/plugins';
+import { HookError, type Plugin } from '../../../core/plugin-api';
+import { DIALECTS } from '../../helpers/dialects';
+import { png, sendForm } from '../../helpers/multipart';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+for (const dialect of DIALECTS) {
+  describe(`lifecycle hooks [${dialect}]`, () => {
+    let app: TestApp;
+    const calls: string[] = [];
+    let protectedId = -1;
+
+    const recorder: Plugin = {
+      name: 'hook-recorder',
+      hooks: (deps) => {
+        const model = deps.registry.get('fee-type')!;
+        const column = (model.byName.get('feeType') as { column: string }).column;
+        return [
+        {
+          models: ['fee-type'],
+          async beforeCreate(ctx) {
+            // inside the write's transaction: a bulk call's earlier items are visible through ctx.trx
+            const [{ n }] = (await ctx.trx(model.table).count({ n: '*' }).where(column, 'like', 'Bulk%')) as { n: number | string }[];
+            calls.push(`beforeCreate ${String(ctx.data.feeType)} sees ${Number(n)}`);
+            if (typeof ctx.data.feeType === 'string' && ctx.data.feeType.startsWith('trim:')) ctx.data.feeType = ctx.data.feeType.slice(5);
+            ctx.state.started = Date.now();
+          },
+          async afterCreate(ctx) {
+            // after the commit: another connection sees the record
+            const row = await deps.db(model.table).where('id', ctx.id).first('id');
+            calls.push(`afterCreate ${ctx.id} visible=${row !== undefined} state=${typeof ctx.state.started}`);
+          },
+          beforeUpdate(ctx) {
+            calls.push(`beforeUpdate ${ctx.id} ${ctx.mode}`);
+            if (ctx.data.latePaymentFees === 13) throw new HookError(422, 'thirteen is unlucky', { fields: { latePaymentFees: ['unlucky'] } });
+          },
+          afterUpdate() {
+            throw new Error('an after hook that fails cannot undo the write');
+          },
+          beforeDelete(ctx) {
+            if (ctx.id === protectedId) throw new HookError(409, `fee type ${ctx.id} is protected`);
+          },
+          afterDelete(ctx) {
+            calls.push(`afterDelete ${ctx.id} ${String(ctx.record.feeType)}`);
+          },
+          beforeRecover(ctx) {
+            calls.push(`beforeRecover ${ctx.id}`);
+          },
+          afterRecover(ctx) {
+            calls.push(`afterRecover ${ctx.id}`);
+          },
+        },
+        {
+          // every model
+          afterCreate(ctx) {
+            calls.push(`any afterCreate ${ctx.model}`);
+          },
+        },
+        ];
+      },
+    };
+
+    before(async () => {
+      app = await startTestApp(dialect, { plugins: [...enabledPlugins(), recorder], env: { HOOKS_DIR: 'tests/fixtures/hooks' } });
+    });
+    after(async () => app?.close());
+    beforeEach(() => void calls.splice(0));
+
+    it('before* may change the data; after* runs after the commit with the before hook state', async () => {
+      const res = await app.http.post('/api/fee-type', { feeType: 'trim:Tuition' });
+      expect(res.status).to.equal(200);
+      expect(res.body.data.feeType).to.equal('Tuition');
+      expect((await app.http.get(`/api/fee-type/${res.body.data.id}`)).body.feeType).to.equal('Tuition');
+      expect(calls).to.deep.equal(['beforeCreate trim:Tuition sees 0', `afterCreate ${res.body.data.id} visible=true state=number`, 'any afterCreate fee-type']);
+    });
+
+    it('before* runs inside the transaction: a bulk call sees its earlier items, and a failure rolls back all with no after hook', async () => {
+      const ok = await app.http.post('/api/fee-type/bulk', [{ feeType: 'Bulk A' }, { feeType: 'Bulk B' }]);
+      expect(ok.status).to.equal(200);
+      expect(calls.filter((c) => c.startsWith('beforeCreate'))).to.deep.equal(['beforeCreate Bulk A sees 0', 'beforeCreate Bulk B sees 1']);
+      expect(calls.filter((c) => c.startsWith('afterCreate'))).to.have.length(2);
+      calls.splice(0);
+      const mark = await app.deps.events.latestId();
+      const bad = await app.http.post('/api/fee-type/bulk', [{ feeType: 'Bulk C' }, { feeType: 'Bulk A' }]);
+      expect(bad.status).to.equal(409);
+      expect(calls).to.deep.equal(['beforeCreate Bulk C sees 2', 'beforeCreate Bulk A sees 3']);
+      expect(await app.deps.events.readAfter(mark)).to.deep.equal([]);
+    });
+
+    it('a refusal answers its status and message; nothing is written and no event is emitted', async () => {
+      const mark = await app.deps.events.latestId();
+      const res = await app.http.post('/api/institute', { name: 'Refused', code: 'REF' });
+      expect(res.status).to.equal(418);
+      expect(res.body.error).to.include({ status: 418, message: 'institutes named Refused are not welcome here' });
+      expect((await app.http.get('/api/institute?filters[code][$eq]=REF')).body.meta.totalRecords).to.equal(0);
+      expect(await app.deps.events.readAfter(mark)).to.deep.equal([]);
+    });
+
+    it('project hooks from HOOKS_DIR apply to their model, on JSON and multipart writes', async () => {
+      const json = await app.http.post('/api/institute', { name: 'Loud', code: 'LOUD', city: 'springfield' });
+      expect(json.body.data.city).to.equal('SPRINGFIELD');
+      const form = await sendForm(`${app.url}/api/institute`, 'POST', { data: { name: 'Loud 2', code: 'LOUD2', city: 'ogdenville' } }, [{ part: 'logo', bytes: png('h'), type: 'image/png', name: 'h.png' }], app.fetch, app.admin!.accessToken);
+      expect(form.status).to.equal(200);
+      expect(form.body.data.city).to.equal('OGDENVILLE');
+      // the model filter: a fee type's hooks are not the institute's
+      expect(calls).to.deep.equal(['any afterCreate institute', 'any afterCreate institute']);
+    });
+
+    it('update: PATCH and PUT run the hooks; a refusal with details; an after hook failure leaves the write standing', async () => {
+      const id = (await app.http.post('/api/fee-type', { feeType: 'Updatable' })).body.data.id;
+      calls.splice(0);
+      const refused = await app.http.patch(`/api/fee-type/${id}`, { latePaymentFees: 13 });
+      expect(refused.status).to.equal(422);
+      expect(refused.body.error.details.fields).to.deep.equal({ latePaymentFees: ['unlucky'] });
+      const patched = await app.http.patch(`/api/fee-type/${id}`, { latePaymentFees: 12 });
+      expect(patched.status).to.equal(200);
+      const put = await app.http.put(`/api/fee-type/${id}`, { feeType: 'Updated' });
+      expect(put.status).to.equal(200);
+      expect(calls).to.deep.equal([`beforeUpdate ${id} patch`, `beforeUpdate ${id} patch`, `beforeUpdate ${id} put`]);
+      expect((await app.http.get(`/api/fee-type/${id}`)).body.feeType).to.equal('Updated');
+    });
+
+    it('delete and recover: a refused delete keeps the record; after hooks see the record', async () => {
+      protectedId = (await app.http.post('/api/fee-type', { feeType: 'Protected' })).body.data.id;
+      const id = (await app.http.post('/api/fee-type', { feeType: 'Deletable' })).body.data.id;
+      calls.splice(0);
+      const refused = await app.http.del(`/api/fee-type/${protectedId}`);
+      expect(refused.status).to.equal(409);
+      expect(refused.body.error.message).to.equal(`fee type ${protectedId} is protected`);
+      expect((await app.http.get(`/api/fee-type/${protectedId}`)).status).to.equal(200);
+      // a bulk delete naming the protected record deletes none
+      expect((await app.http.del('/api/fee-type/bulk', [id, protectedId])).status).to.equal(409);
+      expect((await app.http.get(`/api/fee-type/${id}`)).status).to.equal(200);
+      expect((await app.http.del(`/api/fee-type/${id}`)).status).to.equal(200);
+      expect((await app.http.post(`/api/fee-type/recover/${id}`)).status).to.equal(200);
+      expect(calls).to.deep.equal([`afterDelete ${id} Deletable`, `beforeRecover ${id}`, `afterRecover ${id}`]);
+    });
+  });
+}

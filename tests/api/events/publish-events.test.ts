@@ -1,0 +1,88 @@
+/**
+ * Issues 14 and 15 together, both databases: publishing and unpublishing a draft-enabled model's entry
+ * emits `record.publish` / `record.unpublish` in the same transaction (the published copy / the draft
+ * left as the record), runs the `beforePublish` / `afterPublish` hooks (a refusal publishes nothing and
+ * emits nothing), and a publish that fails emits nothing.
+ */
+import { expect } from 'chai';
+import { enabledPlugins } from '../../../config/plugins';
+import type { StoredEvent } from '../../../core/events/types';
+import { HookError, type Plugin } from '../../../core/plugin-api';
+import { DIALECTS } from '../../helpers/dialects';
+import { created, DRAFT_MODELS, publish } from '../../helpers/drafts';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+for (const dialect of DIALECTS) {
+  describe(`events of publish and unpublish [${dialect}]`, () => {
+    let app: TestApp;
+    let mark = 0;
+    const calls: string[] = [];
+    const fresh = async (): Promise<StoredEvent[]> => {
+      const list = await app.deps.events.readAfter(mark, 10_000);
+      if (list.length > 0) mark = list[list.length - 1].id;
+      return list.filter((e) => e.model === 'article');
+    };
+    const recorder: Plugin = {
+      name: 'publish-hooks',
+      hooks: () => [
+        {
+          models: ['article'],
+          beforePublish(ctx) {
+            calls.push(`beforePublish ${ctx.id} ${ctx.mode}`);
+            if (ctx.id === refused) throw new HookError(409, `article ${ctx.id} is embargoed`);
+          },
+          afterPublish(ctx) {
+            calls.push(`afterPublish ${ctx.id} ${String(ctx.record.title)}`);
+          },
+          afterUnpublish(ctx) {
+            calls.push(`afterUnpublish ${ctx.id}`);
+          },
+        },
+      ],
+    };
+    let refused = -1;
+
+    before(async () => {
+      app = await startTestApp(dialect, { contentTypesDir: DRAFT_MODELS, plugins: [...enabledPlugins(), recorder] });
+      mark = await app.deps.events.latestId();
+    });
+    after(async () => app?.close());
+
+    it('publish: record.publish carries the published copy; an edit after it is a record.update of the draft; unpublish: record.unpublish', async () => {
+      const id = await created(app.http, 'article', { title: `First ${dialect}` });
+      expect((await fresh()).map((e) => e.type)).to.deep.equal(['record.create']);
+      await publish(app.http, 'article', id);
+      const [published] = await fresh();
+      expect(published).to.include({ type: 'record.publish', recordId: id });
+      expect(published.record).to.include({ id, title: `First ${dialect}` });
+      expect(published.record?.publishedAt).to.be.a('string');
+      const edit = await app.http.patch(`/api/article/${id}`, { title: `First, edited ${dialect}` });
+      expect(edit.status, edit.text).to.equal(200);
+      expect((await fresh()).map((e) => [e.type, (e.record as { title?: string } | null)?.title])).to.deep.equal([['record.update', `First, edited ${dialect}`]]);
+      const gone = await app.http.post(`/api/article/${id}/unpublish`);
+      expect(gone.status, gone.text).to.equal(200);
+      const [unpublished] = await fresh();
+      expect(unpublished).to.include({ type: 'record.unpublish', recordId: id });
+      expect(calls).to.include.members([`beforePublish ${id} publish`, `afterPublish ${id} First ${dialect}`, `afterUnpublish ${id}`]);
+    });
+
+    it('a beforePublish hook refuses with its status and message: nothing published, no event', async () => {
+      refused = await created(app.http, 'article', { title: `Embargoed ${dialect}` });
+      await fresh();
+      const res = await app.http.post(`/api/article/${refused}/publish`);
+      expect(res.status, res.text).to.equal(409);
+      expect(res.body.error.message).to.contain('embargoed');
+      expect(await fresh()).to.deep.equal([]);
+      expect((await app.http.get(`/api/article/${refused}`)).status, 'readers still see nothing').to.equal(404);
+    });
+
+    it('a bulk publish with one failing entry publishes none and emits none', async () => {
+      const a = await created(app.http, 'article', { title: `Bulk A ${dialect}` });
+      await fresh();
+      const res = await app.http.post('/api/article/publish/bulk', [a, 999_999]);
+      expect(res.status).to.equal(404);
+      expect(await fresh()).to.deep.equal([]);
+      expect((await app.http.get(`/api/article/${a}`)).status).to.equal(404);
+    });
+  });
+}
