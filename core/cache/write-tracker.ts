@@ -1,0 +1,147 @@
+/**
+ * Which models a write touched, read off the SQL itself (knex's `query` event), so every write path
+ * is seen (the record service, plugins, media, link tables, bulk calls) without each one having to
+ * remember to purge. Tables map to generation keys through the registry:
+ * - a model's table → the model; a many-to-many join table → both ends; the media table → MEDIA;
+ * - a DELETE on a model's table also touches every model related to it (a foreign key's ON DELETE
+ *   may change their rows without a statement of its own);
+ * - DDL (create/alter/drop/…) and statements the tracker cannot read → ALL;
+ * - tables no record answer reads (knex's migration tables, other branches' bookkeeping) → nothing.
+ *
+ * When the bump happens (store.ts explains why after the commit): statements run inside an HTTP
+ * request (AsyncLocalStorage) are collected and bumped once the request's handler has finished (the
+ * write committed or rolled back), before its answer is sent: read-your-writes. Statements outside a
+ * request (start-up seeding, background jobs) are bumped at once and again when they have run; inside
+ * a transaction, once more when its COMMIT is sent and again COMMIT_SETTLE_MS later.
+ */
+import { PUBLISHED_SUFFIX } from '../drafts/names';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Knex } from 'knex';
+import { MEDIA_TABLE } from '../media/table';
+import type { Registry } from '../registry/types';
+import { ALL } from './store';
+
+/** The generation key of the media table (every model with a media field depends on it). */
+export const MEDIA = '#media';
+/** A COMMIT sent outside a request: bumped again this much later (the commit has run by then). */
+export const COMMIT_SETTLE_MS = 250;
+/** Transactions outside requests followed at once; past it the oldest bookkeeping is dropped (their writes were bumped already). */
+export const MAX_OPEN_TRANSACTIONS = 1000;
+
+export interface TableMap {
+  /** Generation keys a write to the table touches; undefined: no answer reads the table. */
+  readonly writes: ReadonlyMap<string, readonly string[]>;
+  /** Extra keys a DELETE on the table touches (related models, for ON DELETE actions). */
+  readonly deletes: ReadonlyMap<string, readonly string[]>;
+}
+
+export function tableMap(registry: Registry): TableMap {
+  const writes = new Map<string, Set<string>>();
+  const deletes = new Map<string, Set<string>>();
+  const add = (m: Map<string, Set<string>>, table: string, keys: readonly string[]): void => {
+    const s = m.get(table) ?? new Set<string>();
+    for (const k of keys) s.add(k);
+    m.set(table, s);
+  };
+  add(writes, MEDIA_TABLE, [MEDIA]);
+  for (const ct of registry.contentTypes) {
+    add(writes, ct.table, [ct.name]);
+    for (const a of ct.attributes) {
+      if (a.kind !== 'relation') continue;
+      if (a.joinTable) add(writes, a.joinTable.table, [ct.name, a.target]);
+      add(deletes, ct.table, [a.target]);
+      const target = registry.contentTypes.find((t) => t.name === a.target);
+      if (target) add(deletes, target.table, [ct.name]);
+    }
+  }
+  const freeze = (m: Map<string, Set<string>>): Map<string, readonly string[]> => new Map([...m].map(([k, v]) => [k, [...v]]));
+  return { writes: freeze(writes), deletes: freeze(deletes) };
+}
+
+const PUBLISHED_SUFFIX_AT_END = new RegExp(`${PUBLISHED_SUFFIX}$`);
+
+const READS = /^\s*(select|pragma|begin|commit|rollback|savepoint|release|set|show|explain|values|start|end|declare|fetch|close|listen|unlisten|notify|lock|vacuum|analyze)\b/i;
+const WRITE = /^\s*(insert\s+(?:or\s+\w+\s+)?into|replace\s+into|update|delete\s+from|truncate(?:\s+table)?|merge\s+into)\s+((?:(?:"[^"]+"|`[^`]+`|\w+)\s*\.\s*)?(?:"[^"]+"|`[^`]+`|\w+))/i;
+
+/** The generation keys one statement touches: [] for reads and tables no answer reads. */
+export function keysOfStatement(sql: string, map: TableMap): readonly string[] {
+  if (READS.test(sql)) return [];
+  const m = WRITE.exec(sql);
+  if (!m) return [ALL];
+  // A published copy (issue 14: `<table>__published`) belongs to the model or join table it copies.
+  const name = m[2].split('.').pop()!.trim().replace(/^["`]|["`]$/g, '').replace(PUBLISHED_SUFFIX_AT_END, '');
+  const own = map.writes.get(name) ?? [];
+  if (!/^\s*(delete|truncate)/i.test(m[1])) return own;
+  return [...own, ...(map.deletes.get(name) ?? [])];
+}
+
+interface RequestWrites {
+  readonly keys: Set<string>;
+  /** Set once the request's keys were bumped: a statement its context runs later (fire and forget) is bumped like one outside a request. */
+  done: boolean;
+}
+
+export class WriteTracker {
+  private readonly als = new AsyncLocalStorage<RequestWrites>();
+  private readonly inTx = new Map<string, Set<string>>();
+  private readonly listener: (q: { sql?: string; __knexTxId?: string }) => void;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly map: TableMap,
+    private readonly bump: (keys: Iterable<string>) => Promise<void>,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.listener = (q) => this.seen(q.sql ?? '', q.__knexTxId);
+    db.on('query', this.listener);
+  }
+
+  private fire(keys: Iterable<string>): void {
+    this.bump(keys).catch(this.onError);
+  }
+
+  private seen(sql: string, txId: string | undefined): void {
+    const store = this.als.getStore();
+    const req = store && !store.done ? store : undefined;
+    if (txId && /^\s*(commit|rollback)\b/i.test(sql)) {
+      const keys = this.inTx.get(txId);
+      this.inTx.delete(txId);
+      if (keys && !req) {
+        this.fire(keys);
+        setTimeout(() => this.fire(keys), COMMIT_SETTLE_MS).unref();
+      }
+      return;
+    }
+    const keys = keysOfStatement(sql, this.map);
+    if (keys.length === 0) return;
+    if (req) {
+      for (const k of keys) req.keys.add(k);
+      return;
+    }
+    if (txId) {
+      // A transaction that never sent COMMIT/ROLLBACK (its connection died) must not stay here forever.
+      if (this.inTx.size >= MAX_OPEN_TRANSACTIONS && !this.inTx.has(txId)) this.inTx.clear();
+      const s = this.inTx.get(txId) ?? new Set<string>();
+      for (const k of keys) s.add(k);
+      this.inTx.set(txId, s);
+    }
+    this.fire(keys);
+    // Outside a transaction the statement commits as it runs: bump again once it surely has.
+    if (!txId) setTimeout(() => this.fire(keys), COMMIT_SETTLE_MS).unref();
+  }
+
+  /** Runs one request; the models its statements wrote are bumped when `fn` settles, before it returns. */
+  async around<T>(fn: () => Promise<T>): Promise<T> {
+    const writes: RequestWrites = { keys: new Set(), done: false };
+    try {
+      return await this.als.run(writes, fn);
+    } finally {
+      writes.done = true;
+      if (writes.keys.size > 0) await this.bump(writes.keys).catch(this.onError);
+    }
+  }
+
+  close(): void {
+    this.db.off('query', this.listener);
+  }
+}
