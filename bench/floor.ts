@@ -1,7 +1,7 @@
 /**
  * The floor: a minimal Koa + knex server, hand-written with the ideal SQL for each request of the
  * benchmark (the lists of bench/shapes.ts, findOne and create), answering the same JSON as the service.
- * Same driver as the service (knex with sqlite3 or pg), no authentication, no logging. Run as a child
+ * Same driver as the service (knex with sqlite3, pg or mysql2), no authentication, no logging. Run as a child
  * process by bench/run.ts: `node dist/bench/floor.js` with DATABASE_URL, DATABASE_SCHEMA, PORT.
  */
 import Koa from 'koa';
@@ -13,7 +13,7 @@ import { foldText } from '../core/registry/fold';
 import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, RELATION_PATH, SORT_PATH } from './shapes';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
-const { db } = connect(config.database);
+const { db, dialect } = connect(config.database);
 
 const FEE_COLS = ['id', 'created_at', 'updated_at', 'deleted_at', 'deleted_tracker', 'published_at', 'locale_name', 'default_entity_locale_id', 'created_by_id', 'updated_by_id', 'fee_type', 'institute_id', 'part_payment_allowed', 'late_payment_fees_type', 'late_payment_fees', 'due_date'];
 const ROLE_COLS = ['id', 'created_at', 'updated_at', 'deleted_at', 'deleted_tracker', 'published_at', 'locale_name', 'default_entity_locale_id', 'created_by_id', 'updated_by_id', 'name', 'description'];
@@ -24,9 +24,8 @@ type Row = Record<string, unknown>;
 type Query = ReturnType<typeof db>;
 const iso = (v: unknown): unknown => (v instanceof Date ? v.toISOString() : v);
 const num = (v: unknown): unknown => (typeof v === 'string' ? Number(v) : v);
-const SQLITE = config.database.client === 'sqlite';
-/** Rows of a `db.raw` SELECT: an array on SQLite, `{ rows }` on PostgreSQL. */
-const rawRows = (r: unknown): Row[] => (SQLITE ? (r as Row[]) : (r as { rows: Row[] }).rows);
+/** Rows of a `db.raw` SELECT (an array on SQLite, `{ rows }` on PostgreSQL, `[rows, fields]` on MySQL). */
+const rawRows = (r: unknown): Row[] => dialect.rawRows(r);
 const ACTIVE = 'not-deleted';
 
 function common(r: Row): Row {
@@ -86,7 +85,9 @@ const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
   [CONTAINSI_PATH]: async (q) => {
     // As the service: the hidden fold column, the needle folded alike, an exact substring test.
     const needle = foldText(q.get('filters[feeType][$containsi]') ?? '');
-    const contains = (qb: Query): Query => (SQLITE ? qb.whereRaw('instr(fee_type__fold, ?) > 0', [needle]) : qb.whereRaw("fee_type__fold LIKE ? ESCAPE '\\'", [`%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]));
+    // instr() on SQLite, LIKE with the wildcards escaped elsewhere: the dialect's own substring test.
+    const like = dialect.like('fee_type__fold', needle, { caseInsensitive: false, mode: 'contains' });
+    const contains = (qb: Query): Query => qb.whereRaw(like.sql, like.bindings as Knex.RawBinding[]);
     const { rows, total } = await feePage((qb) => contains(qb.where('deleted_tracker', ACTIVE)), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
     return { records: rows.map(feeTypeOnly), meta: meta(total, 10) };
   },
@@ -122,7 +123,7 @@ const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
     return { records: rows.map(feeTypeOnly), meta: meta(total, 10, offset) };
   },
   [GROUP_RECORDS_PATH]: async () => {
-    const groups = (await db('fee_type').where('deleted_tracker', ACTIVE).groupBy('late_payment_fees_type').orderByRaw('late_payment_fees_type ASC NULLS FIRST')
+    const groups = (await db('fee_type').where('deleted_tracker', ACTIVE).groupBy('late_payment_fees_type').orderByRaw(`late_payment_fees_type ${dialect.sortDirection('asc')}`)
       .select('late_payment_fees_type', db.raw('SUM(late_payment_fees) AS s'), db.raw('COUNT(*) AS n'))) as Row[];
     const rows = await firstPerParent(`SELECT * FROM (SELECT ${FEE_COLS.join(', ')}, ROW_NUMBER() OVER (PARTITION BY late_payment_fees_type ORDER BY id) AS rn FROM fee_type WHERE deleted_tracker = ?) w WHERE rn <= 10 ORDER BY late_payment_fees_type, rn`, [ACTIVE]);
     const entries = groups.map((g) => ({ groupKey: { latePaymentFeesType: g.late_payment_fees_type }, aggregates: { latePaymentFees_sum: g.s === null ? null : Number(g.s) }, n: Number(g.n) }));
@@ -158,10 +159,9 @@ app.use(async (ctx) => {
   if (ctx.method === 'POST' && ctx.path === '/api/fee-type') {
     const b = ctx.request.body as Row;
     const now = new Date().toISOString();
-    const [inserted] = await db('fee_type')
-      .insert({ fee_type: b.feeType, institute_id: b.instituteId ?? null, part_payment_allowed: b.partPaymentAllowed ?? false, late_payment_fees_type: b.latePaymentFeesType ?? null, late_payment_fees: b.latePaymentFees ?? null, due_date: b.dueDate ?? null, created_at: now, updated_at: now })
-      .returning(FEE_COLS);
-    const [record] = await withInstitutes([inserted as Row]);
+    // INSERT … RETURNING (MySQL: the INSERT, then the row by its id)
+    const inserted = await dialect.insertReturning(db, 'fee_type', { fee_type: b.feeType, institute_id: b.instituteId ?? null, part_payment_allowed: b.partPaymentAllowed ?? false, late_payment_fees_type: b.latePaymentFeesType ?? null, late_payment_fees: b.latePaymentFees ?? null, due_date: b.dueDate ?? null, created_at: now, updated_at: now }, FEE_COLS);
+    const [record] = await withInstitutes([inserted]);
     ctx.body = { statusCode: 200, message: [], error: '', data: { ...record, createdBy: null, updatedBy: null } };
     return;
   }

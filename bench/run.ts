@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --rows N --db sqlite|postgres --duration S --connections C --repeat N --only a,b --smoke]`
+ * `npm run bench [-- --rows N --db sqlite|postgres|mysql --duration S --connections C --repeat N --only a,b --scale N --smoke]`
  * Seeds a fresh database, starts the service and the hand-written floor (bench/floor.ts) as child
  * processes on 127.0.0.1, drives both with autocannon and prints requests/s, p50, p99, errors, RSS and
  * the service/floor ratios. Bounded in time; loopback only.
@@ -7,6 +7,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -15,7 +17,8 @@ import knex from 'knex';
 import { findRootDir, loadConfig } from '../config';
 import { connect } from '../database/connect';
 import { migrateLatest } from '../database/migrate';
-import { seed } from './seed';
+import { realtimeBench, type RealtimeBenchResult } from './realtime';
+import { seed, seedMore } from './seed';
 import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, RELATION_PATH, SORT_PATH } from './shapes';
 
 /** The list shapes measured against a floor written for each (bench/shapes.ts); `identity`: needs the identity plugin's models. */
@@ -34,7 +37,7 @@ const LIST_SHAPES: readonly { readonly name: string; readonly path: string; read
 
 interface Options {
   rows: number;
-  db: 'sqlite' | 'postgres';
+  db: 'sqlite' | 'postgres' | 'mysql';
   duration: number;
   warmup: number;
   connections: number;
@@ -43,6 +46,7 @@ interface Options {
   only?: string;
   out?: string;
   profile?: string;
+  scale?: number;
 }
 
 interface Scenario {
@@ -52,6 +56,10 @@ interface Scenario {
   readonly connections?: number;
   /** Reads the identity plugin's models (skipped without it). */
   readonly identity?: boolean;
+  /** Runs with one enabled webhook on fee-type creates (issue 15), delivered to a receiver in this process. */
+  readonly webhook?: boolean;
+  /** Measured on a second service process with CACHE=memory; `of`: the uncached scenario it is compared with. */
+  readonly cached?: { readonly of: string };
   readonly request: (ctx: { rows: number; token: string | null; seq: () => number }) => autocannon.Request;
 }
 
@@ -64,6 +72,9 @@ const GROUPED_PATH = '/api/fee-type?groupBy[0]=dueDate:month&aggregates[0]=lateP
 const auth = (token: string | null): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
 const json = (token: string | null): Record<string, string> => ({ 'content-type': 'application/json', ...auth(token) });
 const randomId = (rows: number): number => 1 + Math.floor(Math.random() * rows);
+
+/** The seeded tables (bench/seed.ts): their statistics are refreshed after seeding. */
+const BENCH_TABLES = ['institute', 'fee_type'];
 
 const SCENARIOS: readonly Scenario[] = [
   ...LIST_SHAPES.map((l): Scenario => ({ name: l.name, floor: true, identity: l.identity, connections: l.connections, request: ({ token }) => ({ method: 'GET', path: l.path, headers: auth(token) }) })),
@@ -83,6 +94,19 @@ const SCENARIOS: readonly Scenario[] = [
     }),
   },
   {
+    // the same creates with one webhook subscribed to them: compare with `create` (issue 15: ≥ 0.85)
+    name: 'createWebhook',
+    floor: false,
+    identity: true,
+    webhook: true,
+    request: ({ token, seq }) => ({
+      method: 'POST',
+      path: '/api/fee-type',
+      headers: json(token),
+      setupRequest: (r: autocannon.Request) => ({ ...r, body: JSON.stringify({ feeType: `bench ${process.pid} ${seq()}`, instituteId: 1 + (seq() % 100), latePaymentFeesType: 'fixed', latePaymentFees: 5, dueDate: '2026-01-15' }) }),
+    }),
+  },
+  {
     name: 'patch',
     floor: false,
     request: ({ rows, token }) => ({
@@ -92,6 +116,9 @@ const SCENARIOS: readonly Scenario[] = [
       setupRequest: (r: autocannon.Request) => ({ ...r, path: `/api/fee-type/${randomId(rows)}`, body: JSON.stringify({ latePaymentFees: Math.round(Math.random() * 1000) / 10 }) }),
     }),
   },
+  // The response cache (issue 17): the same requests on a service with CACHE=memory (all hits after the first).
+  { name: 'listCached', floor: false, cached: { of: 'list' }, request: ({ token }) => ({ method: 'GET', path: LIST_PATH, headers: auth(token) }) },
+  { name: 'sortCached', floor: false, cached: { of: 'sortNoIndex' }, request: ({ token }) => ({ method: 'GET', path: SORT_PATH, headers: auth(token) }) },
   { name: 'listIndexed', floor: false, request: ({ token }) => ({ method: 'GET', path: '/api/fee-type?filters[dueDate][$eq]=2025-05-01&limit=10', headers: auth(token) }) },
   { name: 'grouped', floor: false, request: ({ token }) => ({ method: 'GET', path: GROUPED_PATH, headers: auth(token) }) },
   { name: 'grouped1', floor: false, connections: 1, request: ({ token }) => ({ method: 'GET', path: GROUPED_PATH, headers: auth(token) }) },
@@ -105,7 +132,7 @@ const SCENARIOS: readonly Scenario[] = [
 interface Measured {
   readonly scenario: string;
   readonly connections: number;
-  readonly target: 'service' | 'floor';
+  readonly target: 'service' | 'floor' | 'cached';
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
@@ -186,7 +213,7 @@ function start(script: string, env: NodeJS.ProcessEnv, nodeArgs: readonly string
 async function main(): Promise<void> {
   const o = new Command()
     .option('--rows <n>', 'fee types to seed', (v) => Number(v), 10_000)
-    .option('--db <db>', 'sqlite or postgres', 'sqlite')
+    .option('--db <db>', 'sqlite, postgres or mysql (MariaDB at TEST_MYSQL_URL)', 'sqlite')
     .option('--duration <s>', 'seconds per measurement', (v) => Number(v), 10)
     .option('--warmup <s>', 'warm-up seconds per measurement', (v) => Number(v), 2)
     .option('--connections <n>', 'concurrent connections', (v) => Number(v), 50)
@@ -194,34 +221,49 @@ async function main(): Promise<void> {
     .option('--out <file>', 'write the figures as JSON')
     .option('--profile <dir>', 'write CPU profiles of the service and the floor (node --cpu-prof) into this folder')
     .option('--repeat <n>', 'measure each scenario n times (service and floor in turn) and report the medians', (v) => Number(v), 1)
+    .option('--scale <n>', 'then seed up to n fee types (e.g. 1000000) on the same database and measure listIndexed and findOne again (p50 ratio n / --rows)', (v) => Number(v))
     .option('--smoke', 'a short run that only proves the benchmark works', false)
     .parse(process.argv)
     .opts<Options>();
   if (o.smoke) Object.assign(o, { rows: Math.min(o.rows, 1000), duration: 1, warmup: 0, connections: 10 });
-  if (o.db !== 'sqlite' && o.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+  if (o.db !== 'sqlite' && o.db !== 'postgres' && o.db !== 'mysql') throw new Error('--db must be sqlite, postgres or mysql');
 
   const work = mkdtempSync(join(tmpdir(), 'ris-bench-'));
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const dbEnv: Record<string, string> = o.db === 'sqlite' ? { DATABASE_URL: `sqlite:${join(work, 'bench.db')}` } : { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema };
+  const mysqlUrl = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql';
+  const mysqlBench = new URL(mysqlUrl);
+  mysqlBench.pathname = `/${schema}`;
+  const dbEnv: Record<string, string> =
+    o.db === 'sqlite' ? { DATABASE_URL: `sqlite:${join(work, 'bench.db')}` } : o.db === 'mysql' ? { DATABASE_URL: mysqlBench.toString() } : { DATABASE_URL: pgUrl, DATABASE_SCHEMA: schema };
   const env: NodeJS.ProcessEnv = { ...process.env, ...dbEnv, NODE_ENV: 'production', IAM_JWT_SECRET: SECRET, AUTO_MIGRATE: 'false', DATA_DIR: join(work, 'data'), LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', API_MAX_LIMIT: '100',
     // the authenticate scenario measures sign-in throughput from one address: the identity rate limits would turn it into 429s
     IAM_RATE_LIMIT_PER_ACCOUNT: '1000000000', IAM_RATE_LIMIT_PER_ADDRESS: '1000000000',
     // all connections carry one token, so they are one caller of the caller gate: a shape costing ~20 ms
     // (groupRecords) would make its 44 waiting requests pass the 1 s turn wait and answer 503
-    CALLER_QUEUE_TIMEOUT: '30s' };
+    CALLER_QUEUE_TIMEOUT: '30s',
+    // the createWebhook scenario's receiver listens on 127.0.0.1 (the SSRF guard refuses it otherwise);
+    // the realtime scenario opens 50 streams with the one bench token
+    WEBHOOK_ALLOW_HOSTS: '127.0.0.1', REALTIME_MAX_CONNECTIONS: '100' };
   if (o.db === 'postgres') {
     const admin = knex({ client: 'pg', connection: pgUrl });
     await admin.raw('CREATE SCHEMA ??', [schema]);
     await admin.destroy();
   }
+  if (o.db === 'mysql') {
+    // a database of its own (the service creates its tables utf8mb4 / binary collation itself)
+    const admin = knex({ client: 'mysql2', connection: mysqlUrl });
+    await admin.raw('CREATE DATABASE ?? CHARACTER SET utf8mb4', [schema]);
+    await admin.destroy();
+  }
   const children: ChildProcess[] = [];
   try {
     const config = loadConfig(env, ROOT);
-    const { db } = connect(config.database);
+    const { db, dialect } = connect(config.database);
     await migrateLatest(db, config.migrationsDir);
     const t0 = Date.now();
     await seed(db, o.rows, o.smoke);
+    await dialect.analyze(db, BENCH_TABLES);
     process.stdout.write(`seeded ${o.rows} fee types in ${((Date.now() - t0) / 1000).toFixed(1)} s on ${o.db}\n`);
 
     // An admin account, when the identity plugin offers the CLI command.
@@ -229,13 +271,22 @@ async function main(): Promise<void> {
     const servicePort = 14_000 + Math.floor(Math.random() * 1000);
     const floorPort = servicePort + 1000;
     const profile = o.profile ? ['--cpu-prof', `--cpu-prof-dir=${o.profile}`] : [];
-    const service = start('core/main.js', { ...env, PORT: String(servicePort), HOST: '127.0.0.1' }, profile);
+    const wanted = o.only ? new Set(o.only.split(',')) : null;
+    const service = start('core/main.js', { ...env, PORT: String(servicePort), HOST: '127.0.0.1', CACHE: 'off' }, profile);
     const floor = start('bench/floor.js', { ...env, PORT: String(floorPort) }, profile);
     children.push(service, floor);
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     const floorUrl = `http://127.0.0.1:${floorPort}`;
+    // A second service with the response cache, only when a cached scenario is measured.
+    const cachedPort = servicePort + 2000;
+    const cachedUrl = `http://127.0.0.1:${cachedPort}`;
+    // The cached service shares the database and only reads: it sends no webhooks (on SQLite its delivery
+    // claims competed for the one writer lock with the measured service's creates, which then failed).
+    const cachedService = SCENARIOS.some((s) => s.cached && (!wanted || wanted.has(s.name))) ? start('core/main.js', { ...env, PORT: String(cachedPort), HOST: '127.0.0.1', CACHE: 'memory', WEBHOOK_DELIVERY: 'false' }, profile) : null;
+    if (cachedService) children.push(cachedService);
     await waitFor(`${serviceUrl}/health`, 20_000);
     await waitFor(`${floorUrl}/api/fee-type/1`, 20_000);
+    if (cachedService) await waitFor(`${cachedUrl}/health`, 20_000);
 
     let token: string | null = null;
     if (cli.status === 0) {
@@ -246,27 +297,79 @@ async function main(): Promise<void> {
     const hasIdentity = token !== null;
     await sameAnswers(serviceUrl, floorUrl, token, hasIdentity);
     let n = 0;
-    const ctx = { rows: o.rows, token, seq: () => ++n };
-    const wanted = o.only ? new Set(o.only.split(',')) : null;
-    const runs: Measured[] = [];
-    for (let round = 0; round < Math.max(1, o.repeat); round++) {
-      for (const s of SCENARIOS) {
-        if (wanted && !wanted.has(s.name)) continue;
-        if ((s.name === 'authenticate' || s.identity) && !hasIdentity) continue;
-        // Every scenario sees the seeded rows only: what a create run added goes before the next run.
-        // and work a run left queued (sign-ins hash on for seconds after their clients stop) ends first.
-        const seeded = async (m: Measured): Promise<Measured> => {
-          await db('fee_type').where('id', '>', o.rows).del();
-          await settle([service.pid, floor.pid]);
-          return m;
-        };
-        runs.push(await seeded(await measure('service', serviceUrl, s, ctx, o, service.pid)));
-        if (s.floor) runs.push(await seeded(await measure('floor', floorUrl, s, ctx, o, floor.pid)));
+    const pids = [service.pid, floor.pid, cachedService?.pid];
+    const measureAll = async (rows: number, names: Set<string> | null): Promise<Measured[]> => {
+      const ctx = { rows, token, seq: () => ++n };
+      const runs: Measured[] = [];
+      for (let round = 0; round < Math.max(1, o.repeat); round++) {
+        for (const s of SCENARIOS) {
+          if (names && !names.has(s.name)) continue;
+          if ((s.name === 'authenticate' || s.identity) && !hasIdentity) continue;
+          // Every scenario sees the seeded rows only: what a create run added goes before the next run.
+          // and work a run left queued (sign-ins hash on for seconds after their clients stop) ends first.
+          const seeded = async (m: Measured): Promise<Measured> => {
+            await db('fee_type').where('id', '>', rows).del();
+            await settle(pids);
+            return m;
+          };
+          if (s.cached) {
+            if (cachedService) runs.push(await seeded(await measure('cached', cachedUrl, s, ctx, o, cachedService.pid)));
+            continue;
+          }
+          const hook = s.webhook ? await addWebhook(serviceUrl, token) : null;
+          runs.push(await seeded(await measure('service', serviceUrl, s, ctx, o, service.pid)));
+          if (hook) await hook.finish();
+          if (s.floor) runs.push(await seeded(await measure('floor', floorUrl, s, ctx, o, floor.pid)));
+        }
+      }
+      return runs;
+    };
+    const runs = await measureAll(o.rows, wanted);
+    const results = medians(runs);
+    report(results, ratios(runs), o, o.rows);
+    reportCached(results);
+    let scaled: { rows: number; results: Measured[]; ratios: ReturnType<typeof ratios> } | null = null;
+    if (o.scale && o.scale > o.rows) {
+      const small = ['listIndexed', 'findOne'].every((x) => runs.some((r) => r.scenario === x)) ? runs : await measureAll(o.rows, new Set(['listIndexed', 'findOne']));
+      const t1 = Date.now();
+      await seedMore(db, o.rows, o.scale, o.smoke);
+      await dialect.analyze(db, BENCH_TABLES);
+      process.stdout.write(`seeded up to ${o.scale} fee types in ${((Date.now() - t1) / 1000).toFixed(1)} s\n`);
+      const big = await measureAll(o.scale, new Set(['listIndexed', 'findOne']));
+      scaled = { rows: o.scale, results: medians(big), ratios: ratios(big) };
+      report(scaled.results, scaled.ratios, o, o.scale);
+      for (const name of ['listIndexed', 'findOne']) {
+        const a = medians(small).find((r) => r.scenario === name && r.target === 'service');
+        const b = scaled.results.find((r) => r.scenario === name && r.target === 'service');
+        if (a && b) process.stdout.write(`scale ${name}: p50 ${b.p50} ms at ${o.scale} vs ${a.p50} ms at ${o.rows} (${(b.p50 / Math.max(a.p50, 0.5)).toFixed(2)}×), req/s ${b.rps} vs ${a.rps}\n`);
       }
     }
-    const results = medians(runs);
-    report(results, ratios(runs), o);
-    if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, results, ratios: ratios(runs), runs }, null, 2));
+    // Realtime (issue 15): creates with 50 SSE listeners vs none, and event-to-receiver latency.
+    let realtime: RealtimeBenchResult | null = null;
+    if ((!wanted || wanted.has('realtime')) && token !== null) {
+      const ctx = { rows: o.rows, token, seq: () => ++n };
+      const create = SCENARIOS.find((x) => x.name === 'create') as Scenario;
+      realtime = await realtimeBench({
+        url: serviceUrl,
+        token,
+        listeners: 50,
+        rounds: Math.max(1, o.repeat),
+        writes: async () => {
+          const m = await measure('service', serviceUrl, { ...create, name: 'realtime' }, ctx, o, service.pid);
+          if (m.errors > 0 || m.non2xx > 0) process.stderr.write(`realtime: ${m.errors} errors, ${m.non2xx} non-2xx\n`);
+          return { rps: m.rps, cpuMsPerReq: m.cpuMsPerReq };
+        },
+        between: async () => {
+          await db('fee_type').where('id', '>', o.rows).del();
+          await settle([service.pid]);
+        },
+      });
+    }
+    if (realtime) {
+      const r = realtime;
+      process.stdout.write(`realtime: creates with ${r.listeners} SSE listeners ${r.ratio.toFixed(2)} of none (req/s with: ${r.rpsWith.join(', ')}; none: ${r.rpsWithout.join(', ')}; service CPU ms per create ${r.cpuMsWith} vs ${r.cpuMsWithout}); event-to-receiver latency over ${r.received} receipts p50 ${r.latencyP50} ms, p99 ${r.latencyP99} ms, max ${r.latencyMax} ms\n`);
+    }
+    if (o.out) writeFileSync(o.out, JSON.stringify({ options: o, results, ratios: ratios(runs), runs, scaled, realtime }, null, 2));
     const failed = runs.filter((r) => r.target === 'service' && (r.errors > 0 || r.non2xx > 0));
     if (failed.length > 0) {
       process.stderr.write(`errors in: ${failed.map((f) => `${f.scenario} (${f.errors} errors, ${f.non2xx} non-2xx)`).join(', ')}\n`);
@@ -281,8 +384,54 @@ async function main(): Promise<void> {
       await admin.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
       await admin.destroy();
     }
+    if (o.db === 'mysql') {
+      const admin = knex({ client: 'mysql2', connection: mysqlUrl });
+      await admin.raw('DROP DATABASE IF EXISTS ??', [schema]);
+      await admin.destroy();
+    }
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * One webhook on fee-type creates, delivered to a receiver here; `finish` disables it once deliveries
+ * stop arriving and prints the event-to-receiver latency (commit time in the payload → arrival).
+ */
+async function addWebhook(serviceUrl: string, token: string | null): Promise<{ finish(): Promise<void> }> {
+  const latencies: number[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c));
+    req.on('end', () => {
+      try {
+        latencies.push(Date.now() - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
+      } catch {
+        /* not ours */
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const created = await fetch(`${serviceUrl}/api/webhook`, { method: 'POST', headers: json(token), body: JSON.stringify({ name: `bench-${randomBytes(3).toString('hex')}`, url, events: ['record.create'], model: 'fee-type' }) });
+  if (created.status !== 200) throw new Error(`creating the bench webhook answered ${created.status}: ${await created.text()}`);
+  const id = ((await created.json()) as { data: { id: number } }).data.id;
+  return {
+    async finish() {
+      // deliveries drain after the run: wait until none arrives for 2 s (at most 60 s)
+      let seen = -1;
+      for (let waited = 0; seen !== latencies.length && waited < 60_000; waited += 2000) {
+        seen = latencies.length;
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+      await fetch(`${serviceUrl}/api/webhook/${id}`, { method: 'PATCH', headers: json(token), body: JSON.stringify({ enabled: false }) });
+      server.closeAllConnections();
+      server.close();
+      const sorted = [...latencies].sort((a, b) => a - b);
+      const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+      process.stdout.write(`webhook: ${sorted.length} deliveries; event-to-receiver latency p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${sorted.at(-1) ?? NaN} ms\n`);
+    },
+  };
 }
 
 /** The floor is only a floor if it answers the same JSON: compare list and findOne bodies before measuring. */
@@ -335,10 +484,20 @@ function ratios(runs: readonly Measured[]): Record<string, { median: number; rou
   return out;
 }
 
-function report(results: readonly Measured[], ratio: ReturnType<typeof ratios>, o: Options): void {
+/** Cached scenario vs the same request on the service without the cache (issue 17 target: ≥ 10×). */
+function reportCached(results: readonly Measured[]): void {
+  for (const s of SCENARIOS) {
+    if (!s.cached) continue;
+    const c = results.find((r) => r.scenario === s.name);
+    const u = results.find((r) => r.scenario === s.cached!.of && r.target === 'service');
+    if (c && u && u.rps > 0) process.stdout.write(`cache ${s.name}: ${(c.rps / u.rps).toFixed(1)}× the uncached ${u.scenario} (${c.rps} vs ${u.rps} req/s; CPU ${c.cpuMsPerReq} vs ${u.cpuMsPerReq} ms/req)\n`);
+  }
+}
+
+function report(results: readonly Measured[], ratio: ReturnType<typeof ratios>, o: Options, rows: number): void {
   const pad = (v: unknown, w: number): string => String(v).padStart(w);
   const rounds = Math.max(1, o.repeat);
-  process.stdout.write(`\n${o.db}, ${o.rows} rows, ${o.connections} connections, ${o.duration} s per run${rounds > 1 ? `, medians of ${rounds} rounds (RSS: the largest)` : ''}\n`);
+  process.stdout.write(`\n${o.db}, ${rows} rows, ${o.connections} connections, ${o.duration} s per run${rounds > 1 ? `, medians of ${rounds} rounds (RSS: the largest)` : ''}\n`);
   process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('conns', 6)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('CPU ms/req', 12)}\n`);
   for (const r of results) {
     process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.connections, 6)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);

@@ -34,9 +34,15 @@ export async function seed(db: Knex, rows: number, quiet = false): Promise<void>
     const institutes = Array.from({ length: INSTITUTES }, (_, i) => folded({ name: `Institute ${i + 1}`, code: `I${i + 1}`, city: `City ${i % 7}`, created_at: now, updated_at: now, deleted_tracker: 'not-deleted' }, ['name', 'code', 'city']));
     await trx('institute').insert(institutes);
   });
+  await seedMore(db, 0, rows, quiet);
+}
+
+/** Fee types `from` … `rows - 1` (bench --scale: from 10,000 to 1,000,000 on the same database). */
+export async function seedMore(db: Knex, from: number, rows: number, quiet = false): Promise<void> {
+  const now = new Date().toISOString();
   const bar = quiet ? null : new SingleBar({ format: 'seeding fee types [{bar}] {percentage}% {value}/{total} {eta_formatted}' });
-  bar?.start(rows, 0);
-  for (let start = 0; start < rows; start += BATCH * 20) {
+  bar?.start(rows, from);
+  for (let start = from; start < rows; start += BATCH * 20) {
     await db.transaction(async (trx) => {
       for (let b = start; b < Math.min(rows, start + BATCH * 20); b += BATCH) {
         const batch = Array.from({ length: Math.min(BATCH, rows - b) }, (_, k) => feeTypeRow(b + k, now));

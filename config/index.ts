@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { localeSettings } from './locales';
 import { type Config, type DatabaseTarget, type S3Config, type Setting, SETTINGS } from './schema';
 
 export type { Config } from './schema';
@@ -30,12 +31,16 @@ function read<T>(env: NodeJS.ProcessEnv, s: Setting<T>): T {
 function databaseTarget(url: string, schema: string, rootDir: string, dataDir: string): DatabaseTarget {
   if (url === '') return { client: 'sqlite', filename: join(dataDir, 'app.db') };
   if (/^postgres(ql)?:\/\//.test(url)) return { client: 'pg', connectionString: url, schema: schema === '' ? null : schema };
+  if (/^(mysql|mariadb):\/\//.test(url)) {
+    if (!/^[a-z]+:\/\/[^/]+\/[^/?#]+/.test(url)) throw new ConfigError(`DATABASE_URL: "${url}" names no database (mysql://user:pass@host:3306/<database>)`);
+    return { client: 'mysql', connectionString: url.replace(/^mariadb:/, 'mysql:') };
+  }
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === ':memory:') return { client: 'sqlite', filename: ':memory:' };
     return { client: 'sqlite', filename: isAbsolute(file) ? file : resolve(rootDir, file) };
   }
-  throw new ConfigError(`DATABASE_URL: "${url}" is neither postgres://… nor sqlite:<path>`);
+  throw new ConfigError(`DATABASE_URL: "${url}" is none of postgres://…, mysql://… (mariadb://…) or sqlite:<path>`);
 }
 
 /** Dev: a secret generated once into .data/; production: refuse to start without IAM_JWT_SECRET. */
@@ -98,6 +103,15 @@ function uploadsConfig(env: NodeJS.ProcessEnv): Config['uploads'] {
   return { driver, s3: read(env, SETTINGS.s3Bucket).trim() === '' ? null : s3Config(env) };
 }
 
+function locales(env: NodeJS.ProcessEnv): Config['locales'] {
+  const list = read(env, SETTINGS.locales);
+  try {
+    return localeSettings(list, read(env, SETTINGS.defaultLocale).trim());
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
 /** Reads, validates and freezes the configuration. Throws ConfigError with one clear line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string = findRootDir()): Config {
   const nodeEnv = read(env, SETTINGS.nodeEnv);
@@ -141,6 +155,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     uploadMaxBytes: read(env, SETTINGS.uploadMaxBytes),
     uploads: uploadsConfig(env),
     redisUrl: nullable(read(env, SETTINGS.redisUrl)),
+    events: {
+      pollMs: Math.max(10, Math.round(read(env, SETTINGS.eventsPollInterval) * 1000)),
+      gapWaitMs: Math.round(read(env, SETTINGS.eventsGapWait) * 1000),
+      retentionMs: eventsRetention(env),
+    },
+    webhooks: webhooksConfig(env, rootDir),
+    realtime: {
+      resumeWindow: read(env, SETTINGS.realtimeResumeWindow),
+      heartbeatMs: Math.max(10, Math.round(read(env, SETTINGS.realtimeHeartbeat) * 1000)),
+      queueMax: read(env, SETTINGS.realtimeQueueMax),
+      maxConnections: read(env, SETTINGS.realtimeMaxConnections),
+      ticketTtlMs: Math.max(1000, Math.round(read(env, SETTINGS.realtimeTicketTtl) * 1000)),
+    },
+    hooksDir: read(env, SETTINGS.hooksDir),
+    cache: cacheConfig(env),
     corsOrigins: read(env, SETTINGS.corsOrigins),
     trustProxy: read(env, SETTINGS.trustProxy),
     http: {
@@ -164,7 +193,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       rateLimit: { windowSeconds: read(env, SETTINGS.rateLimitWindow), perAccount: read(env, SETTINGS.rateLimitPerAccount), perAddress: read(env, SETTINGS.rateLimitPerAddress) },
       registrationRevealsTaken: read(env, SETTINGS.registrationRevealsTaken),
       customPayloadMaxBytes: read(env, SETTINGS.customPayloadMaxBytes),
+      accessRulesFile: resolve(rootDir, read(env, SETTINGS.accessRulesFile)),
     },
+    locales: locales(env),
     mail: {
       smtpUrl: nullable(read(env, SETTINGS.smtpUrl)),
       from: read(env, SETTINGS.mailFrom),
@@ -175,10 +206,55 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
   return deepFreeze(config);
 }
 
+function cacheConfig(env: NodeJS.ProcessEnv): Config['cache'] {
+  const mode = read(env, SETTINGS.cache);
+  if (mode === 'redis' && read(env, SETTINGS.redisUrl) === '') throw new ConfigError('CACHE: redis needs REDIS_URL');
+  const ttl = read(env, SETTINGS.cacheTtl);
+  if (!(ttl > 0)) throw new ConfigError('CACHE_TTL: must be above 0');
+  const atLeastOne = (s: Setting<number>): number => {
+    const n = read(env, s);
+    if (n < 1) throw new ConfigError(`${s.env}: must be at least 1 (CACHE=off turns the cache off)`);
+    return n;
+  };
+  return {
+    mode,
+    ttlMs: Math.max(1, Math.round(ttl * 1000)),
+    maxEntries: atLeastOne(SETTINGS.cacheMaxEntries),
+    maxBytes: atLeastOne(SETTINGS.cacheMaxBytes),
+    maxEntryBytes: atLeastOne(SETTINGS.cacheMaxEntryBytes),
+  };
+}
+
 function deepFreeze<T>(o: T): T {
   if (o !== null && typeof o === 'object') {
     for (const v of Object.values(o)) deepFreeze(v);
     Object.freeze(o);
   }
   return o;
+}
+
+/** EVENTS_RETENTION must outlast WEBHOOK_RETRY_FOR: a delivery still retrying needs its event. */
+function eventsRetention(env: NodeJS.ProcessEnv): number {
+  const retention = Math.round(read(env, SETTINGS.eventsRetention) * 1000);
+  const retryFor = Math.round(read(env, SETTINGS.webhookRetryFor) * 1000);
+  if (retention <= retryFor) throw new ConfigError(`EVENTS_RETENTION (${retention / 1000} s) must be longer than WEBHOOK_RETRY_FOR (${retryFor / 1000} s): a delivery still retrying needs its event`);
+  return retention;
+}
+
+function webhooksConfig(env: NodeJS.ProcessEnv, rootDir: string): Config['webhooks'] {
+  const ms = (v: number): number => Math.round(v * 1000);
+  const timeoutMs = Math.max(1, ms(read(env, SETTINGS.webhookTimeout)));
+  const file = read(env, SETTINGS.webhookConfigFile).trim();
+  return {
+    deliver: read(env, SETTINGS.webhookDelivery),
+    timeoutMs,
+    retryForMs: ms(read(env, SETTINGS.webhookRetryFor)),
+    backoffBaseMs: Math.max(1, ms(read(env, SETTINGS.webhookBackoffBase))),
+    backoffMaxMs: Math.max(1, ms(read(env, SETTINGS.webhookBackoffMax))),
+    leaseMs: Math.max(ms(read(env, SETTINGS.webhookLease)), timeoutMs + 1000),
+    pollMs: Math.max(10, ms(read(env, SETTINGS.webhookPollInterval))),
+    concurrency: Math.max(1, read(env, SETTINGS.webhookConcurrency)),
+    allowHosts: read(env, SETTINGS.webhookAllowHosts).map((h) => h.toLowerCase()),
+    configFile: file === '' ? null : resolve(rootDir, file),
+  };
 }

@@ -3,11 +3,15 @@
  * config/index.ts is the only reader of process.env.
  */
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
+import type { LocaleSettings } from './locales';
+import { parseLocales } from './locales';
 import { type LogLevel, parseBoolean, parseDuration, parseList, parseLogLevel, parsePositiveInt, parseSources } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
-  | { readonly client: 'pg'; readonly connectionString: string; readonly schema: string | null };
+  | { readonly client: 'pg'; readonly connectionString: string; readonly schema: string | null }
+  /** MariaDB 10.6+ (or MySQL 8.0+) through mysql2: `mysql://user:pass@host:3306/db` (`mariadb://` too). */
+  | { readonly client: 'mysql'; readonly connectionString: string };
 
 export interface Config {
   readonly nodeEnv: string;
@@ -40,11 +44,22 @@ export interface Config {
   /** Where media bytes live (UPLOADS_DRIVER); `s3`: the bucket (always with the s3 driver; with local when S3_BUCKET is set, for media:migrate). */
   readonly uploads: { readonly driver: 'local' | 's3'; readonly s3: S3Config | null };
   readonly redisUrl: string | null;
+  /** The event pipeline (core/events) and webhook delivery (core/webhooks), issue 15. */
+  readonly events: EventsConfig;
+  readonly webhooks: WebhooksConfig;
+  /** Realtime over Server-Sent Events (core/realtime), issue 15. */
+  readonly realtime: RealtimeConfig;
+  /** Folder of project lifecycle hooks (core/hooks/loader.ts). */
+  readonly hooksDir: string;
+  /** The response cache (core/cache, issue 17): off, in this process, or in Redis (REDIS_URL). */
+  readonly cache: CacheConfig;
   readonly corsOrigins: readonly string[];
   readonly trustProxy: boolean;
   /** HTTP time bounds in milliseconds (core/http/server.ts). */
   readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number };
   readonly iam: IamConfig;
+  /** LOCALES and DEFAULT_LOCALE: the locales `i18n: true` models take (issue 14). */
+  readonly locales: LocaleSettings;
   readonly mail: { readonly smtpUrl: string | null; readonly from: string; readonly smsWebhookUrl: string | null; readonly outboxDir: string };
 }
 
@@ -62,6 +77,55 @@ export interface S3Config {
   readonly signedUrlTtlSeconds: number;
   /** AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY when both are set; null: the SDK's default chain (instance role, profile, …). */
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken: string | null } | null;
+}
+
+export interface EventsConfig {
+  /** How often each node reads the outbox without a signal (a lost signal costs at most this). */
+  readonly pollMs: number;
+  /** How long a skipped outbox id is awaited (a transaction still running) before it counts as rolled back. */
+  readonly gapWaitMs: number;
+  /** Events older than this are deleted from the outbox (resume and webhook retries read within it). */
+  readonly retentionMs: number;
+}
+
+export interface RealtimeConfig {
+  /** Last-Event-ID older than this many events behind the newest: 410, the client reloads. */
+  readonly resumeWindow: number;
+  /** A comment line on an idle stream this often (proxies keep it open). */
+  readonly heartbeatMs: number;
+  /** Events waiting for one slow connection; past that the connection is dropped. */
+  readonly queueMax: number;
+  /** Open streams per caller (user, API token, or address without a token) on one node; 429 beyond. */
+  readonly maxConnections: number;
+  /** Lifetime of a ticket from POST /api/realtime/ticket. */
+  readonly ticketTtlMs: number;
+}
+
+export interface WebhooksConfig {
+  /** Delivery runs on this node (WEBHOOK_DELIVERY=false: a node that only serves requests). */
+  readonly deliver: boolean;
+  readonly timeoutMs: number;
+  /** Retries go on for this long after the first attempt; the delivery is failed after. */
+  readonly retryForMs: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** A claimed delivery not finished in this time is another node's to take (its node died). */
+  readonly leaseMs: number;
+  readonly pollMs: number;
+  /** Deliveries one node sends at once. */
+  readonly concurrency: number;
+  /** Host names (or addresses) the SSRF guard lets through although they resolve to private ranges. */
+  readonly allowHosts: readonly string[];
+  /** YAML file of webhooks kept in git (null: none). */
+  readonly configFile: string | null;
+}
+
+export interface CacheConfig {
+  readonly mode: 'off' | 'memory' | 'redis';
+  readonly ttlMs: number;
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+  readonly maxEntryBytes: number;
 }
 
 export interface IamConfig {
@@ -82,6 +146,8 @@ export interface IamConfig {
   readonly registrationRevealsTaken: boolean;
   /** Largest `customPayload` of an OTP registration, in bytes of its JSON text. */
   readonly customPayloadMaxBytes: number;
+  /** The YAML file of row-level rules and field lists kept in git (issue 16); a missing file declares none. */
+  readonly accessRulesFile: string;
 }
 
 export interface Setting<T> {
@@ -101,13 +167,19 @@ function parseDriver(raw: string): 'local' | 's3' {
   throw new Error(`"${raw}" is not a storage driver (local or s3)`);
 }
 
+function parseCacheMode(raw: string): 'off' | 'memory' | 'redis' {
+  const v = raw.trim().toLowerCase();
+  if (v === 'off' || v === 'memory' || v === 'redis') return v;
+  throw new Error(`"${raw}" is not a cache mode (off, memory or redis)`);
+}
+
 /** The environment table; defaults are the raw strings a person would write. */
 export const SETTINGS = {
   nodeEnv: setting('NODE_ENV', 'development', str, 'development, test or production'),
   port: setting('PORT', '1337', parsePositiveInt, 'listen port'),
   host: setting('HOST', '0.0.0.0', str, 'listen address'),
   publicUrl: setting('PUBLIC_URL', '', str, 'base of _full_url (default http://localhost:$PORT)'),
-  databaseUrl: setting('DATABASE_URL', '', str, 'postgres://… → PostgreSQL; sqlite:<path> or unset → SQLite .data/app.db'),
+  databaseUrl: setting('DATABASE_URL', '', str, 'postgres://… → PostgreSQL; mysql://… (or mariadb://…) → MariaDB/MySQL; sqlite:<path> or unset → SQLite .data/app.db'),
   databaseSchema: setting('DATABASE_SCHEMA', '', str, 'PostgreSQL schema to use (default: the connection default)'),
   contentTypesDir: setting('CONTENT_TYPES_DIR', 'content-types', str, 'folder of YAML models'),
   migrationsDir: setting('MIGRATIONS_DIR', 'database/migrations', str, 'folder of generated migrations'),
@@ -139,7 +211,31 @@ export const SETTINGS = {
   awsAccessKeyId: setting('AWS_ACCESS_KEY_ID', '', str, 'S3 credentials (with AWS_SECRET_ACCESS_KEY); unset: the AWS SDK default chain'),
   awsSecretAccessKey: setting('AWS_SECRET_ACCESS_KEY', '', str, 'S3 credentials (with AWS_ACCESS_KEY_ID)'),
   awsSessionToken: setting('AWS_SESSION_TOKEN', '', str, 'temporary S3 credentials: their session token'),
-  redisUrl: setting('REDIS_URL', '', str, 'shared rate-limit / revocation store'),
+  redisUrl: setting('REDIS_URL', '', str, 'shared rate-limit / revocation store; event signal between nodes; CACHE=redis store'),
+  eventsPollInterval: setting('EVENTS_POLL_INTERVAL', '500ms', parseDuration, 'how often a node reads the event outbox without a signal (bounds how late a lost signal makes an event)'),
+  eventsGapWait: setting('EVENTS_GAP_WAIT', '30s', parseDuration, 'how long a skipped outbox id (a transaction still running) is awaited before it counts as rolled back'),
+  hooksDir: setting('HOOKS_DIR', 'hooks', str, 'folder of project lifecycle hooks (TypeScript there is read from its compiled twin under dist/)'),
+  eventsRetention: setting('EVENTS_RETENTION', '7d', parseDuration, 'how long the event outbox keeps an event (resume window; must exceed WEBHOOK_RETRY_FOR)'),
+  realtimeResumeWindow: setting('REALTIME_RESUME_WINDOW', '1000', parsePositiveInt, 'events a stream resumed with Last-Event-ID may be behind the newest; further behind: 410, reload'),
+  realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
+  realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),
+  realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond)'),
+  realtimeTicketTtl: setting('REALTIME_TICKET_TTL', '30s', parseDuration, 'lifetime of a realtime ticket (POST /api/realtime/ticket) for browsers\' EventSource'),
+  webhookDelivery: setting('WEBHOOK_DELIVERY', 'true', parseBoolean, 'this node sends webhook deliveries (false: it only records them)'),
+  webhookTimeout: setting('WEBHOOK_TIMEOUT', '10s', parseDuration, 'longest one delivery attempt may take (connect to last byte)'),
+  webhookRetryFor: setting('WEBHOOK_RETRY_FOR', '24h', parseDuration, 'how long a failing delivery is retried before it is marked failed'),
+  webhookBackoffBase: setting('WEBHOOK_BACKOFF_BASE', '10s', parseDuration, 'delay before the first retry; doubles each attempt, with jitter'),
+  webhookBackoffMax: setting('WEBHOOK_BACKOFF_MAX', '1h', parseDuration, 'longest delay between two attempts'),
+  webhookLease: setting('WEBHOOK_LEASE', '60s', parseDuration, 'a delivery claimed by a node that finishes nothing in this time is taken by another (raised to WEBHOOK_TIMEOUT + 1s at least)'),
+  webhookPollInterval: setting('WEBHOOK_POLL_INTERVAL', '1s', parseDuration, 'how often a node looks for due deliveries while some are unfinished (idle: on each event signal, and every 30 s)'),
+  webhookConcurrency: setting('WEBHOOK_CONCURRENCY', '8', parsePositiveInt, 'deliveries one node sends at once'),
+  webhookAllowHosts: setting('WEBHOOK_ALLOW_HOSTS', '', parseList, 'webhook destinations let through although loopback/private (comma-separated host names or addresses)'),
+  webhookConfigFile: setting('WEBHOOK_CONFIG_FILE', '', str, 'YAML file of webhooks declared in git (see README: Webhooks)'),
+  cache: setting('CACHE', 'off', parseCacheMode, 'response cache of Find/FindOne answers: off, memory (this process) or redis (REDIS_URL, shared by every node)'),
+  cacheTtl: setting('CACHE_TTL', '5m', parseDuration, 'longest a cached answer is served (writes purge it at once anyway)'),
+  cacheMaxEntries: setting('CACHE_MAX_ENTRIES', '10000', parsePositiveInt, 'CACHE=memory: answers kept; the least recently used go first'),
+  cacheMaxBytes: setting('CACHE_MAX_BYTES', '33554432', parsePositiveInt, 'CACHE=memory: bytes of the answers kept (plus 512 per entry); the least recently used go first'),
+  cacheMaxEntryBytes: setting('CACHE_MAX_ENTRY_BYTES', '1048576', parsePositiveInt, 'largest answer the cache stores (larger ones are computed every time)'),
   corsOrigins: setting('CORS_ORIGINS', '', parseList, 'allowed CORS origins, comma-separated'),
   httpRequestTimeout: setting('HTTP_REQUEST_TIMEOUT', '30s', parseDuration, 'longest a request (headers and body) may take to arrive; 408 after'),
   httpHeadersTimeout: setting('HTTP_HEADERS_TIMEOUT', '10s', parseDuration, 'longest the request headers may take to arrive'),
@@ -161,7 +257,10 @@ export const SETTINGS = {
   rateLimitPerAddress: setting('IAM_RATE_LIMIT_PER_ADDRESS', '60', parsePositiveInt, 'calls per window and client address'),
   registrationRevealsTaken: setting('IAM_REGISTRATION_REVEALS_TAKEN', 'true', parseBoolean, 'OTP registration answers 409 when an account holds the e-mail, mobile or username (false: the same answer as a fresh registration; the addresses get a notice)'),
   customPayloadMaxBytes: setting('IAM_CUSTOM_PAYLOAD_MAX_BYTES', '16384', parsePositiveInt, 'largest customPayload of an OTP registration (bytes of its JSON)'),
+  accessRulesFile: setting('IAM_ACCESS_RULES_FILE', 'config/access-rules.yaml', str, 'YAML file of row-level rules and field lists per role, applied at every start (missing: none)'),
   bcryptCost: setting('IAM_BCRYPT_COST', '10', parsePositiveInt, 'bcrypt cost factor (≥ 10 outside tests)'),
+  locales: setting('LOCALES', 'en', parseLocales, 'locales of models with i18n: true, comma-separated codes (en,fr,de)'),
+  defaultLocale: setting('DEFAULT_LOCALE', 'en', str, 'the locale a request without locale= reads and writes; must be one of LOCALES'),
   smtpUrl: setting('SMTP_URL', '', str, 'nodemailer SMTP transport URL'),
   mailFrom: setting('MAIL_FROM', 'no-reply@localhost', str, 'sender address'),
   smsWebhookUrl: setting('SMS_WEBHOOK_URL', '', str, 'SMS gateway (POST {to, text})'),

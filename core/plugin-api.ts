@@ -10,6 +10,17 @@ import type { Config } from '../config/schema';
 import type { Dialect } from '../database/dialects/dialect';
 import type { Registry } from './registry/types';
 import type { RequestState } from './http/state';
+import type { EventPipeline } from './events/pipeline';
+
+/** The event pipeline (issue 15; core/events/README.md): append identity events, subscribe to committed ones. */
+export type { EventPipeline } from './events/pipeline';
+export { eventActor } from './events/pipeline';
+export type { NewEvent, StoredEvent, EventActor } from './events/types';
+
+/** Lifecycle hooks (issue 15; core/hooks/README.md). */
+export type { LifecycleHooks, BeforeContext, AfterContext } from './hooks/types';
+export { HookError } from './hooks/error';
+import type { LifecycleHooks } from './hooks/types';
 
 /**
  * Adds the hidden case-fold columns to a row a plugin writes itself (INSERT or UPDATE, keyed by column):
@@ -42,6 +53,8 @@ export interface PluginDeps {
   readonly dialect: Dialect;
   readonly registry: Registry;
   readonly log: Logger;
+  /** The event pipeline; absent only where no server runs (some CLI commands, unit tests). */
+  readonly events?: EventPipeline;
 }
 
 export interface Authenticator {
@@ -55,7 +68,44 @@ export interface Authorizer {
    * the model declares (`ContentType.actions`, e.g. `assignRoles`).
    */
   can(actor: Actor | null, model: string, action: string): Promise<boolean>;
+  /**
+   * Row-level rules and field lists (issue 16), resolved once per request. Null (or no such method):
+   * the caller's permissions are unrestricted everywhere, the fast path. Must be a pure function of the
+   * caller's roles (or API token), its id and the time: a response cache keys on what `varies` names.
+   */
+  access?(actor: Actor | null, now: Date): Promise<AccessView | null>;
+  /**
+   * The response cache (CACHE=memory|redis) keeps an answer per scope: callers with the same `key` may see
+   * the same answers, and a write to one of `models` (roles, permissions, the caller's credential) may
+   * change what the caller sees. Without this method the cache stays out of the way (every read computed).
+   */
+  cacheScope?(actor: Actor | null): { readonly key: string; readonly models: readonly string[] };
 }
+
+/** What one caller may reach of each model, per action (issue 16). */
+export interface AccessView {
+  /** Null: `<model>.<action>` is unrestricted (or not held at all: `can` decides that). */
+  scope(model: string, action: string): AccessScope | null;
+}
+
+export interface AccessScope {
+  /**
+   * The rows the caller may reach, as a Find filter in JSON (`{"createdById":{"$eq":3}}`, the syntax of
+   * `filters`, variables already substituted), or null: every row.
+   */
+  readonly rows: Readonly<Record<string, unknown>> | null;
+  /** The attributes the permission covers (readable for find/findOne, writable for create/update), or null: all. */
+  readonly fields: readonly string[] | null;
+  /** What `rows` depends on besides the roles: the actor's id (`$actor.id`), the time (`$now`). */
+  readonly varies: readonly ('actor' | 'now')[];
+}
+
+/**
+ * Checks a rule (a Find filter in JSON) against `model` as Find checks `filters`: an unknown field or
+ * operator throws the BadRequestError Find gives (its message names `at`, e.g. `where[foo]`), so a rule
+ * is refused when it is saved rather than failing when used. Variables must be substituted first.
+ */
+export { checkRule } from './records/access';
 
 /**
  * A plugin's part of the OpenAPI 3.1 document behind /docs (core/openapi/merge.ts merges it).
@@ -109,6 +159,8 @@ export interface Plugin {
   /** Runs after migrations, at every start (idempotent): seed roles, etc. */
   bootstrap?(deps: PluginDeps): Promise<void>;
   cli?(program: Command, deps: () => Promise<PluginDeps>): void;
+  /** Lifecycle hooks around record writes (before* in the write's transaction, after* after commit). */
+  hooks?(deps: PluginDeps): LifecycleHooks | readonly LifecycleHooks[];
   /** The plugin's routes in /docs; called once at boot (server and `openapi:export`). */
   openapi?(deps: PluginDeps): OpenApiFragment;
   close?(): Promise<void>;

@@ -1,4 +1,4 @@
-/** Config → Knex for SQLite or PostgreSQL, with the pragmas and type parsers that make both answer alike. */
+/** Config → Knex for SQLite, PostgreSQL or MariaDB/MySQL (dialects/mysql-connect.ts), with the pragmas and type parsers that make both answer alike. */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knex, { type Knex } from 'knex';
@@ -6,6 +6,8 @@ import pg from 'pg';
 import type { DatabaseTarget } from '../config/schema';
 import type { Dialect } from './dialects/dialect';
 import { type PoolEvents, type ProbeResult, destroySocket, watchLiveness, withinResponsiveTime } from './liveness';
+import { mysqlDialect } from './dialects/mysql';
+import { connectMysql } from './dialects/mysql-connect';
 import { postgresDialect } from './dialects/postgres';
 import { sqliteDialect } from './dialects/sqlite';
 import { type InterruptibleConnection, stopStatementsAfter } from './dialects/sqlite-interrupt';
@@ -133,6 +135,9 @@ export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Data
       watchLiveness(pool as PoolEvents, () => probePostgres(target.connectionString), { suspectMs: PG_HANG_SUSPECT_MS, probeGapMs: PG_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
     }
     return { db, dialect: postgresDialect };
+  }
+  if (target.client === 'mysql') {
+    return { db: connectMysql(target.connectionString, { poolMax: opts.poolMax, log: opts.log, queryTimeoutMs: timeoutMs, knexLog: knexLog(opts.log) }), dialect: mysqlDialect };
   }
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });
   const db = knex({

@@ -6,7 +6,7 @@
  * query is left to the statement timeout. A server that does not answer within the probe's time is
  * taken for hung: every pooled connection is cut (its socket destroyed), so the requests waiting on
  * them fail at once (503), and the pool makes new connections, which fail within the connect timeout
- * until the server answers again. Only PostgreSQL needs this; SQLite runs in the process.
+ * until the server answers again. PostgreSQL and MariaDB/MySQL need this; SQLite runs in the process.
  */
 
 /** A pooled connection, as far as the watchdog needs one: something whose socket can be destroyed. */
@@ -39,7 +39,8 @@ export interface LivenessLog {
  * emits `end`, which makes knex discard it.
  */
 export function destroySocket(client: PooledConnection): boolean {
-  const stream = (client as { connection?: { stream?: unknown } }).connection?.stream;
+  // node-postgres: `connection.stream`; a mysql2 Connection: `stream`.
+  const stream = (client as { connection?: { stream?: unknown } }).connection?.stream ?? (client as { stream?: unknown }).stream;
   if (stream && typeof (stream as { destroy?: unknown }).destroy === 'function') {
     (stream as { destroy(): void }).destroy();
     return true;

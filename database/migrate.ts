@@ -54,7 +54,8 @@ export interface MadeMigration {
 }
 
 /** Writes a migration for the registry's changes; null when there is nothing to do. */
-export function makeMigration(registry: Registry, dir: string, name: string, allowDestructive: boolean, now = new Date()): MadeMigration | null {
+/** `defaultLocale`: DEFAULT_LOCALE, given to rows of a model that turns i18n on (issue 14; default `en`). */
+export function makeMigration(registry: Registry, dir: string, name: string, allowDestructive: boolean, now = new Date(), defaultLocale = 'en'): MadeMigration | null {
   if (!/^[a-z0-9_-]+$/i.test(name)) throw new Error(`migration name "${name}" may hold only letters, digits, "-" and "_"`);
   const diff = pendingDiff(registry, dir);
   if (diff.ops.length === 0) return null;
@@ -65,7 +66,7 @@ export function makeMigration(registry: Registry, dir: string, name: string, all
   const lastTs = existing.length ? existing[existing.length - 1].split('_')[0] : '';
   if (ts <= lastTs) ts = String(BigInt(lastTs) + 1n);
   const file = join(dir, `${ts}_${name}.js`);
-  writeFileSync(file, toMigrationSource(name, diff, snapshotOf(desiredSchema(registry)), now));
+  writeFileSync(file, toMigrationSource(name, diff, snapshotOf(desiredSchema(registry)), now, defaultLocale));
   return { file, changes: diff.ops.map(describeOp) };
 }
 
@@ -95,9 +96,9 @@ export async function migrationStatus(db: Knex, dir: string): Promise<MigrationS
  * The start-up loop: apply pending migrations; with `autoMigrate` (outside production) first write one
  * for a registry change, so an editor's loop is "edit YAML, restart".
  */
-export async function prepareSchema(db: Knex, registry: Registry, opts: { dir: string; autoMigrate: boolean; allowDestructive: boolean }): Promise<{ made: MadeMigration | null; applied: string[] }> {
+export async function prepareSchema(db: Knex, registry: Registry, opts: { dir: string; autoMigrate: boolean; allowDestructive: boolean; defaultLocale?: string }): Promise<{ made: MadeMigration | null; applied: string[] }> {
   let made: MadeMigration | null = null;
-  if (opts.autoMigrate) made = makeMigration(registry, opts.dir, 'auto', opts.allowDestructive);
+  if (opts.autoMigrate) made = makeMigration(registry, opts.dir, 'auto', opts.allowDestructive, new Date(), opts.defaultLocale);
   const applied = await migrateLatest(db, opts.dir);
   if (!opts.autoMigrate) {
     const left = pendingDiff(registry, opts.dir);

@@ -9,7 +9,7 @@ export function registerMigrate(program: Command): void {
     .option('--allow-destructive', 'allow dropping tables/columns and changing column types')
     .action((name: string, opts: { allowDestructive?: boolean }) => {
       const { registry, config } = cliDeps();
-      const made = makeMigration(registry, config.migrationsDir, name, opts.allowDestructive === true);
+      const made = makeMigration(registry, config.migrationsDir, name, opts.allowDestructive === true, new Date(), config.locales.defaultLocale);
       if (!made) return console.log('nothing to do: the schema already matches the registry');
       console.log(`wrote ${made.file}`);
       for (const c of made.changes) console.log(`  ${c}`);

@@ -7,9 +7,11 @@ import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-ap
 import { appDocument } from '../openapi/app-document';
 import { docsRouter } from '../openapi/docs';
 import { MAX_FILTER_DEPTH, MAX_PARAMETERS, MAX_QUERY_STRING } from '../query/limits';
+import type { ResponseCache } from '../cache/response-cache';
 import { RecordController, type RecordContext } from '../records/controller';
 import { passwordHasher } from '../records/hash-password';
 import { forModelPaths, recordRouter } from '../records/routes';
+import { draftRouter } from '../drafts/routes';
 import { RecordService } from '../records/service';
 import { compileValidators } from '../validation/compile';
 import { jsonBody } from './body';
@@ -21,11 +23,15 @@ import { serveUploads } from '../media/serve';
 import { MediaService } from '../media/service';
 import { storageOf } from '../media/storage-of';
 import { requestId } from './request-id';
+import { lifecycleHooks } from '../hooks/setup';
 import { corsAllowlist, securityHeaders } from './security';
 import type { RequestState } from './state';
+import { realtimeOf } from '../realtime/setup';
 
 export interface AppDeps extends PluginDeps {
   readonly plugins: readonly Plugin[];
+  /** CACHE=memory|redis (boot.ts); absent or null: off. */
+  readonly responseCache?: ResponseCache | null;
 }
 
 /** The query string as the qs object the parser reads; malformed or oversized → 400. */
@@ -46,8 +52,8 @@ function authenticate(authenticator: Authenticator | null): Middleware<RequestSt
 }
 
 export function createApp(deps: AppDeps): Koa<RequestState> {
-  const { config, db, dialect, registry, plugins, log } = deps;
-  const pluginDeps: PluginDeps = { config, db, dialect, registry, log };
+  const { config, db, dialect, registry, plugins, log, events } = deps;
+  const pluginDeps: PluginDeps = { config, db, dialect, registry, log, events };
   const authenticator = plugins.find((p) => p.authenticator)?.authenticator?.(pluginDeps) ?? null;
   const authorizer: Authorizer | null = plugins.find((p) => p.authorizer)?.authorizer?.(pluginDeps) ?? null;
 
@@ -66,13 +72,24 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     answerMaxRecords: config.answerMaxRecords,
     cost: config.query,
     media,
+    locales: config.locales,
+    events: events ?? null,
+    hooks: lifecycleHooks(plugins, pluginDeps),
+  });
+  events?.startPruning(config.events.retentionMs);
+  events?.setRecordReader(async (trx, name, id) => {
+    const model = registry.get(name);
+    return model ? service.findOneAnswer(trx, model, id, 'inclusive') : null;
   });
   const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };
-  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads, config.answerMaxBytes);
+  const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads, config.answerMaxBytes, deps.responseCache ?? null);
 
+  // Realtime over SSE (issue 15, core/realtime): GET /api/realtime, POST /api/realtime/ticket.
+  const realtime = events ? realtimeOf({ config, db, dialect, registry, events, authenticator, authorizer, check: (m, q) => service.check(m, q), log }, (raw) => parseQueryString(raw)) : null;
   const api = new Router<RequestState>();
   for (const p of plugins) p.routes?.(api, pluginDeps);
   const records = recordRouter(registry, controller, authorizer);
+  const drafts = draftRouter(registry, controller, authorizer);
   const allowed = { throw: true, methodNotAllowed: () => new MethodNotAllowedError('method not allowed on this path'), notImplemented: () => new NotFoundError('not found') };
 
   // TRUST_PROXY trusts one proxy hop, the load balancer: the client address is the LAST
@@ -83,7 +100,10 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const docs = docsRouter(appDocument(plugins, pluginDeps));
   // Router middleware is typed for router contexts; Koa hands every middleware the same context.
   const routed = (m: unknown): Middleware<RequestState> => m as Middleware<RequestState>;
+  const cache = deps.responseCache ?? null;
   const middleware: Middleware<RequestState>[] = [
+    // Outermost: the models a request wrote are purged once it has finished, before its answer is sent.
+    ...(cache ? [(_ctx: unknown, next: () => Promise<unknown>) => cache.around(next)] : []),
     requestId(log, config.trustProxy),
     errorMapper(dialect),
     securityHeaders(),
@@ -95,8 +115,10 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     ...jsonBody(config.bodyMaxBytes),
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),
+    ...(realtime ? [routed(realtime.routes()), routed(realtime.allowedMethods(allowed))] : []),
     authenticate(authenticator),
     forModelPaths(registry, callerGate(config.callerGate, (e) => e instanceof ServiceUnavailableError || dialect.classifyError(e)?.kind === 'unavailable')),
+    forModelPaths(registry, routed(drafts.routes())),
     forModelPaths(registry, routed(records.routes())),
     forModelPaths(registry, routed(records.allowedMethods(allowed))),
   ];

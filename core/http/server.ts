@@ -19,6 +19,9 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersM
 /** How long a shutdown waits for requests in flight. */
 export const DRAIN_TIMEOUT_MS = 15_000;
 
+/** Emitted on every answer in flight when a drain begins: streams that never finish by themselves end then. */
+export const DRAINING_EVENT = 'ris:draining';
+
 /** Per server: the answers not yet finished, and whether drain() has begun. */
 const inFlight = new WeakMap<Server, Set<ServerResponse>>();
 const draining = new WeakSet<Server>();
@@ -91,7 +94,11 @@ export interface DrainOptions {
  */
 export async function drain(server: Server, close: () => Promise<void>, log: Logger, opts: DrainOptions = {}): Promise<void> {
   draining.add(server);
-  for (const res of inFlight.get(server) ?? []) lastOnSocket(res);
+  for (const res of inFlight.get(server) ?? []) {
+    lastOnSocket(res);
+    // Long-lived answers (realtime streams, core/realtime/stream.ts) end themselves on this.
+    res.emit(DRAINING_EVENT);
+  }
   // net.Server#close stops accepting; http.Server#close would also cut the idle keep-alive sockets.
   const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
   if (opts.cutIdle) server.closeIdleConnections();

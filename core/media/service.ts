@@ -14,7 +14,8 @@ import { MAX_FILES_PER_FIELD } from './limits';
 import { contentDisposition, effectiveMime, extensionFor, isAllowed, normalizeMime, sanitizeFileName } from './mime';
 import { SNIFF_BYTES, sniffType } from './sniff';
 import type { StorageProvider } from './storage';
-import { MEDIA_TABLE, type MediaRow } from './table';
+import { isPublishedView } from '../drafts/view';
+import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, type MediaRow } from './table';
 
 type Db = Knex | Knex.Transaction;
 type Row = Record<string, unknown>;
@@ -177,7 +178,14 @@ export class MediaService {
       }
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(`invalid ${model.name} files`, errors);
-    return obsolete;
+    return this.unpublishedKeys(trx, model, obsolete);
+  }
+
+  /** Issue 14: of `keys` dropped by a draft, those no published copy still shows (only those may be deleted). */
+  private async unpublishedKeys(trx: Db, model: ContentType, keys: readonly string[]): Promise<string[]> {
+    if (model.draftAndPublish !== true || keys.length === 0) return [...keys];
+    const held = new Set(((await trx(PUBLISHED_MEDIA_TABLE).select('storage_key').whereIn('storage_key', [...keys])) as Pick<MediaRow, 'storage_key'>[]).map((r) => r.storage_key));
+    return keys.filter((k) => !held.has(k));
   }
 
   /** A record removed for good takes its media rows along; answers the keys to delete after commit. */
@@ -185,7 +193,7 @@ export class MediaService {
     if (mediaFields(model).length === 0) return [];
     const rows = (await trx(MEDIA_TABLE).select('storage_key').where({ model: model.name, record_id: recordId })) as Pick<MediaRow, 'storage_key'>[];
     if (rows.length > 0) await trx(MEDIA_TABLE).where({ model: model.name, record_id: recordId }).del();
-    return rows.map((r) => r.storage_key);
+    return this.unpublishedKeys(trx, model, rows.map((r) => r.storage_key));
   }
 
   /**
@@ -230,7 +238,8 @@ export class MediaService {
   async attach(db: Db, model: ContentType, rows: readonly Row[], records: Record<string, unknown>[], fields: readonly MediaAttribute[], opts: { readonly urls: boolean } = { urls: true }): Promise<void> {
     if (fields.length === 0 || rows.length === 0) return;
     const ids = [...new Set(rows.map((r) => Number(r.id)))];
-    const found = (await db(MEDIA_TABLE)
+    // A published copy (issue 14) shows the files it was published with.
+    const found = (await db(isPublishedView(model) ? PUBLISHED_MEDIA_TABLE : MEDIA_TABLE)
       .select('id', 'name', 'storage_key', 'field', 'record_id')
       .where('model', model.name)
       .whereIn('field', fields.map((f) => f.name))
@@ -250,7 +259,15 @@ export class MediaService {
 
   /** The row behind a served key (null: no such file). */
   async byKey(db: Db, key: string): Promise<MediaRow | null> {
-    return ((await db(MEDIA_TABLE).where('storage_key', key).first()) as MediaRow | undefined) ?? null;
+    const row = (await db(MEDIA_TABLE).where('storage_key', key).first()) as MediaRow | undefined;
+    if (row || !this.publishedMedia()) return row ?? null;
+    // A file only a published copy still shows (its draft dropped it; issue 14).
+    return ((await db(PUBLISHED_MEDIA_TABLE).where('storage_key', key).first()) as MediaRow | undefined) ?? null;
+  }
+
+  /** True when the schema has PUBLISHED_MEDIA_TABLE: some `draftAndPublish` model has a media field. */
+  private publishedMedia(): boolean {
+    return this.deps.registry.contentTypes.some((m) => m.draftAndPublish === true && mediaFields(m).length > 0);
   }
 
   /**
@@ -279,6 +296,11 @@ export class MediaService {
     }
     for (const r of rows) if (!doomed.has(Number(r.id)) && !(await this.deps.storage.exists(r.storage_key))) doomed.set(Number(r.id), r.storage_key);
     const named = new Set(rows.filter((r) => !doomed.has(Number(r.id))).map((r) => r.storage_key));
+    // Files a published copy shows (issue 14) stay, and so do the rows of those keys.
+    if (this.publishedMedia()) {
+      for (const r of (await db(PUBLISHED_MEDIA_TABLE).select('storage_key')) as Pick<MediaRow, 'storage_key'>[]) named.add(r.storage_key);
+      for (const [id, key] of [...doomed]) if (named.has(key)) doomed.delete(id);
+    }
     const strayFiles: string[] = [];
     const cutoff = this.now().getTime() - opts.graceMs;
     for await (const o of this.deps.storage.list()) if (!named.has(o.key) && o.modifiedAt.getTime() <= cutoff) strayFiles.push(o.key);

@@ -6,12 +6,17 @@
 import type { TableDef } from '../../database/schema/types';
 
 export const MEDIA_TABLE = 'media_files';
+/**
+ * The media rows of published copies (issue 14): a published entry keeps the files it was published
+ * with while its draft's files change. Same columns; a storage key may be named here and in MEDIA_TABLE.
+ */
+export const PUBLISHED_MEDIA_TABLE = 'media_files__published';
 
 const TIMESTAMP = { method: 'timestamp', args: [{ useTz: true, precision: 3 }] } as const;
 
-export function mediaTableDef(): TableDef {
+export function mediaTableDef(name: string = MEDIA_TABLE): TableDef {
   return {
-    name: MEDIA_TABLE,
+    name,
     columns: [
       { name: 'id', spec: { method: 'increments', args: [] }, nullable: false },
       { name: 'name', spec: { method: 'string', args: [255] }, nullable: false },
@@ -25,8 +30,8 @@ export function mediaTableDef(): TableDef {
       { name: 'created_at', spec: TIMESTAMP, nullable: false },
     ],
     indexes: [
-      { name: `${MEDIA_TABLE}_storage_key_unique`, columns: ['storage_key'], unique: true },
-      { name: `${MEDIA_TABLE}_model_record_id_field_index`, columns: ['model', 'record_id', 'field'], unique: false },
+      { name: `${name}_storage_key_unique`, columns: ['storage_key'], unique: true },
+      { name: `${name}_model_record_id_field_index`, columns: ['model', 'record_id', 'field'], unique: false },
     ],
   };
 }

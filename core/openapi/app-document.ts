@@ -5,6 +5,7 @@ import type { Plugin, PluginDeps } from '../plugin-api';
 import { buildOpenApiDocument } from './document';
 import type { NamedFragment } from './merge';
 import type { OpenApiDocument } from './types';
+import { realtimeOpenApi } from '../realtime/openapi';
 
 function packageVersion(rootDir: string): string {
   try {
@@ -17,5 +18,6 @@ function packageVersion(rootDir: string): string {
 
 export function appDocument(plugins: readonly Plugin[], deps: PluginDeps): OpenApiDocument {
   const fragments: NamedFragment[] = plugins.flatMap((p) => (p.openapi ? [{ plugin: p.name, fragment: p.openapi(deps) }] : []));
+  fragments.push({ plugin: 'realtime', fragment: realtimeOpenApi() });
   return buildOpenApiDocument({ registry: deps.registry, fragments, version: packageVersion(deps.config.rootDir) });
 }

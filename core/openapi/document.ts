@@ -8,6 +8,7 @@ import type { ContentType, Registry } from '../registry/types';
 import { mergeFragment, type NamedFragment } from './merge';
 import { filterTypes, modelSchemas, typeFilterName, typeFilterSchema } from './model-schemas';
 import { modelPaths } from './operations';
+import { draftPaths } from './drafts';
 import { BEARER, sharedComponents } from './shared';
 import { type OpenApiDocument, schemaRef } from './types';
 
@@ -20,7 +21,7 @@ export interface DocumentInput {
 
 const DESCRIPTION = `Every model of the registry has the same ten record endpoints under \`/api/{model}\` (spec 4.3).
 
-* **Auth**: protected calls carry \`Authorization: Bearer <accessToken>\` ("Authorize" above). No token on a call the public role may not make answers 401; a token without the permission \`<model>.<action>\` answers 403.
+* **Auth**: protected calls carry \`Authorization: Bearer <accessToken>\` ("Authorize" above). No token on a call the public role may not make answers 401; a token without the permission \`<model>.<action>\` answers 403. A permission may hold on some rows only (a row-level rule: other records are absent from every answer, count in no total and answer 404) or on some fields only (others are absent from answers and unknown to filters, sort, groupBy and populate; writing one answers 403); admins manage these as \`/api/access-rule\` records (README: Who can see what).
 * **Envelopes**: create, update, delete and recover answer \`{ statusCode, message, error, data }\`; Find answers \`{ records, meta }\`; FindOne the record itself.
 * **Errors**: \`{ error: { status, name, message, details } }\`; 422 lists \`details.fields.<name>: [messages]\`.
 * **Queries**: qs style, as \`qs.stringify(query, { encodeValuesOnly: true })\` writes: \`filters[feeType][$containsi]=tui&sort[0]=-createdAt&populate[0]=institute\`.`;
@@ -81,7 +82,7 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     if (!hasRoutes(model)) continue; // its schemas stay for relations that reach it; unreachable ones are pruned
     const tag = model.name;
     doc.tags.push({ name: tag, description: `${model.displayName}${model.description ? `: ${model.description}` : ''}${model.softDelete ? ' Soft delete: deleted records are archived and recoverable.' : ''}${model.plugin ? ` (plugin ${model.plugin})` : ''}` });
-    Object.assign(doc.paths, modelPaths(model, registry, tag));
+    Object.assign(doc.paths, modelPaths(model, registry, tag), draftPaths(model, tag));
   }
   Object.assign(doc.paths, HEALTH_PATHS);
   doc.tags.push({ name: 'operations', description: 'Liveness and readiness.' });

@@ -3,9 +3,11 @@
  * populated objects, `_media`), the write bodies (validation/compile.ts writeSchema, not a copy),
  * list and grouped list, the success envelopes of spec 2.1 / 4.3, and the filter object of spec 4.4.
  */
+import { draftRecordProperties } from './drafts';
 import { OPERATORS, operatorAllows, LOGICAL } from '../query/operators';
 import { MAX_IN_LIST } from '../query/limits';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { LOCALIZATIONS_PROPERTY } from './locales';
 import { type Attribute, type ContentType, type MediaAttribute, type Registry, type ScalarType, SYSTEM_FIELDS, type SystemField, NOT_DELETED } from '../registry/types';
 import { type WriteMode, writeSchema } from '../validation/compile';
 import { scalarExample } from './examples';
@@ -78,6 +80,10 @@ function recordSchema(model: ContentType, registry: Registry): Schema {
   const properties: Record<string, Schema> = {};
   for (const f of SYSTEM_FIELDS) properties[f.name] = systemFieldSchema(f);
   for (const a of model.attributes) {
+    if (a.kind === 'scalar' && a.private && a.shownOnce) {
+      properties[a.name] = { ...ATTRIBUTE_KINDS[a.type].schema(a), readOnly: true, description: `${a.description ? `${a.description} ` : ''}In the creation answer only: never answered again.` };
+      continue;
+    }
     if (a.private) continue;
     if (a.kind === 'scalar') {
       const base = ATTRIBUTE_KINDS[a.type].schema(a);
@@ -104,6 +110,8 @@ function recordSchema(model: ContentType, registry: Registry): Schema {
   if (media.length > 0) {
     properties._media = { ...schemaRef(names.media), readOnly: true, description: 'Resolved files of the media fields `populateMedia` names (spec 2.5).' };
   }
+  if (model.i18n) properties.localizations = LOCALIZATIONS_PROPERTY;
+  Object.assign(properties, draftRecordProperties(model));
   properties.createdBy = { anyOf: [schemaRef('CreatedBy'), { type: 'null' }], readOnly: true, description: 'Write answers only: the creating user (null without a signed-in user).' };
   properties.updatedBy = { anyOf: [schemaRef('UpdatedBy'), { type: 'null' }], readOnly: true, description: 'Write answers only: the changing user (null without a signed-in user).' };
   return {

@@ -7,7 +7,9 @@ import { MAX_BULK_ITEMS } from '../records/service';
 import type { ContentType, Registry } from '../registry/types';
 import { EXAMPLE_CREATED_BY, EXAMPLE_UPDATED_BY, recordExample, writeExample } from './examples';
 import { hasMedia, modelNames } from './model-schemas';
+import { LOCALE_USES, localeParameter } from './locales';
 import { findOneParameters, findParameters } from './query-parameters';
+import { createStatusParameters, readStatusParameters } from './drafts';
 import { BEARER, DEFAULT_ERROR, type ErrorResponseName, errorStatus } from './shared';
 import { pascalCase, ref, type Schema, schemaRef } from './types';
 
@@ -123,7 +125,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     errors: [...READ_ERRORS, 'QueryTimeout'],
     conditional: true,
     build: (m, r) => ({
-      parameters: findParameters(m),
+      parameters: [...findParameters(m), ...readStatusParameters(r)],
       ok: {
         description: 'A page of records, or of groups when `groupBy` is given.',
         headers: READ_HEADERS,
@@ -145,7 +147,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: () => 'FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.',
     errors: [...READ_ERRORS, 'NotFound'],
     conditional: true,
-    build: (m, r) => ({ parameters: [idParameter, ...findOneParameters(m)], ok: { ...ok('The record.', schemaRef(modelNames(m).record), recordExample(m, r)), headers: READ_HEADERS } }),
+    build: (m, r) => ({ parameters: [idParameter, ...findOneParameters(m), ...readStatusParameters(r)], ok: { ...ok('The record.', schemaRef(modelNames(m).record), recordExample(m, r)), headers: READ_HEADERS } }),
   },
   'post ': {
     id: (p) => `create${p}`,
@@ -153,6 +155,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: (m) => `Create (spec 4.3). Answers the record with its relations populated.${hasMedia(m) ? ' With files: multipart/form-data, the record as JSON in the part `data`, one part per media field.' : ''}`,
     errors: WRITE_ERRORS,
     build: (m, r) => ({
+      ...(createStatusParameters(m).length > 0 && { parameters: createStatusParameters(m) }),
       requestBody: createBody(m, r),
       ok: ok('The created record in an envelope.', schemaRef(modelNames(m).envelope), envelope({ ...recordExample(m, r, { populated: true }), createdBy: EXAMPLE_CREATED_BY, updatedBy: EXAMPLE_UPDATED_BY })),
     }),
@@ -163,6 +166,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     description: () => `Bulk create: one transaction, at most ${MAX_BULK_ITEMS} records; one bad item fails the call (details.errors names its index) and nothing is written.`,
     errors: WRITE_ERRORS,
     build: (m, r) => ({
+      ...(createStatusParameters(m).length > 0 && { parameters: createStatusParameters(m) }),
       requestBody: { required: true, content: json({ type: 'array', items: schemaRef(modelNames(m).create), minItems: 1, maxItems: MAX_BULK_ITEMS }, [writeExample(m, r, 'create')]) },
       ok: ok('The created records, in body order, in an envelope.', schemaRef(modelNames(m).bulkEnvelope)),
     }),
@@ -212,6 +216,18 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       ok: ok('The recovered record: data = { message, data }.', schemaRef(modelNames(m).recoverEnvelope), envelope({ message: `${m.name} 1 successfully recovered`, data: { ...recordExample(m, r, { populated: true }), updatedBy: EXAMPLE_UPDATED_BY } })),
     }),
   },
+  'post /:id/localizations': {
+    id: (p) => `createLocalization${p}`,
+    summary: (m) => `Create a ${m.name} entry in another locale`,
+    description: () =>
+      'Locales (issue 14): the entry `{id}` names (any of its locale rows) in the locale `locale=` names, as a row of its own linked through `defaultEntityLocaleId`. The body holds localized fields only; `localized: false` fields and relations are copied from the entry. 409 when the entry already has that locale. The answer lists the entry\'s other locales in `localizations`.',
+    errors: [...WRITE_ERRORS, 'NotFound'],
+    build: (m, r) => ({
+      parameters: [idParameter],
+      requestBody: { required: true, content: json(schemaRef(modelNames(m).update), writeExample(m, r, 'patch')) },
+      ok: ok('The new locale row in an envelope.', schemaRef(modelNames(m).envelope)),
+    }),
+  },
   'post /recover/bulk': {
     id: (p) => `recoverMany${p}`,
     summary: (m) => `Recover many archived ${m.name} records`,
@@ -221,6 +237,13 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
 };
 
+/** Issue 14: the routes of an i18n model take `locale=` (core/openapi/locales.ts). */
+function withLocale<T extends { parameters?: Record<string, unknown>[] }>(model: ContentType, key: string, built: T): T {
+  const use = LOCALE_USES[key];
+  if (!model.i18n || !use) return built;
+  return { ...built, parameters: [...(built.parameters ?? []), localeParameter(use)] };
+}
+
 /** `/:id` → `/{id}` */
 const template = (path: string): string => path.replace(/:([A-Za-z_]\w*)/g, '{$1}');
 
@@ -229,9 +252,10 @@ export function modelPaths(model: ContentType, registry: Registry, tag: string):
   const p = pascalCase(model.name);
   const paths: Record<string, Record<string, Operation>> = {};
   for (const route of RECORD_ROUTES) {
+    if (route.i18nOnly && !model.i18n) continue;
     const doc = OPERATIONS[`${route.method} ${route.path}`];
     if (!doc) throw new Error(`core/openapi/operations.ts: no documentation for the record route ${route.method.toUpperCase()} ${route.path || '/'}`);
-    const built = doc.build(model, registry);
+    const built = withLocale(model, `${route.method} ${route.path}`, doc.build(model, registry));
     const responses: Record<string, unknown> = { '200': built.ok, ...(doc.conditional && { '304': NOT_MODIFIED }) };
     // Every record route passes the per-caller gate (core/http/caller-gate.ts): 429 when its line is full.
     for (const e of [...doc.errors, 'TooManyRequests' as const]) responses[String(errorStatus(e))] = ref('responses', e);

@@ -10,7 +10,7 @@ import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import type { ContentType, Registry, ScalarType } from '../registry/types';
 import type { GroupSpecRaw, ListQuery, PageSpec, SoftDeleteScope, SortKey } from './ast';
 import { BASE_ALIAS, type CheckedFilter, type CheckedQuery, type ColumnRef, type SortJoin, proveColumn, proveTable } from './checked';
-import { checkListQuery, resolveName } from './check';
+import { type RowScope, checkListQuery, relatedRule, resolveName } from './check';
 import {
   AGGREGATE_FUNCTIONS,
   type AggregateFunction,
@@ -101,6 +101,8 @@ export interface CheckGroupOptions {
   readonly populateMaxLimit?: number;
   /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); the defaults of limits.ts when absent. */
   readonly cost?: CostBounds;
+  /** The caller's row-level rules (check.ts RowScope): a group key through a relation joins readable rows only. */
+  readonly scope?: RowScope;
 }
 
 const FIXED_OFFSET = /^([+-])(\d{2}):?(\d{2})$/;
@@ -128,7 +130,7 @@ export function checkTimeZone(raw: string | null, zones: ZoneNames | null): Buck
   if (!ZONE_NAME.test(text)) unknown();
   if (zones === null) {
     if (!knownZone(text)) unknown();
-    return bad('timezone', `IANA time zone names such as "${raw}" need PostgreSQL; this server uses SQLite, which buckets only in fixed offsets such as +05:30`);
+    return bad('timezone', `IANA time zone names such as "${raw}" need PostgreSQL, or MariaDB/MySQL with its time zone tables loaded; this database buckets only in fixed offsets such as +05:30`);
   }
   return { kind: 'name', name: zones.get(text.toLowerCase()) ?? unknown() };
 }
@@ -150,6 +152,7 @@ class GroupChecker {
     private readonly model: ContentType,
     private readonly registry: Registry,
     private readonly meter: CostMeter,
+    private readonly opts?: CheckGroupOptions,
   ) {}
 
   /** `a.b.c` → the field `c`, joining through the owning to-one relations `a` and `a.b`. */
@@ -171,7 +174,8 @@ class GroupChecker {
       let join = this.joins.find((j) => j.from === from);
       if (!join) {
         this.meter.addScope(at);
-        join = { alias: `g${this.joins.length + 1}`, table: proveTable(target.table), from, softDelete: target.softDelete };
+        const rule = this.opts ? relatedRule(target, BASE_ALIAS, { ...this.opts, maxLimit: this.opts.maxLimit }) : null;
+        join = { alias: `g${this.joins.length + 1}`, table: proveTable(target.table), from, softDelete: target.softDelete, ...(rule && { rule }) };
         this.joins.push(join);
       }
       current = target;
@@ -236,7 +240,7 @@ export interface GroupCheckInput {
 /** Checks the grouping part of a Find query against its model. */
 export function checkGroup(input: GroupCheckInput, model: ContentType, opts: CheckGroupOptions, meter: CostMeter = new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS)): CheckedGroup {
   const { group } = input;
-  const c = new GroupChecker(model, opts.registry, meter);
+  const c = new GroupChecker(model, opts.registry, meter, opts);
   if (group.groupBy.length === 0) bad('groupBy', 'names no field');
   if (group.groupBy.length > MAX_GROUP_KEYS) bad('groupBy', `at most ${MAX_GROUP_KEYS} keys`);
   if (group.aggregates.length > MAX_AGGREGATES) bad('aggregates', `at most ${MAX_AGGREGATES} entries`);

@@ -15,6 +15,7 @@ import {
   type CheckedPopulate,
   type CheckedQuery,
   type CheckedSort,
+  type ColumnRef,
   type RelationHop,
   type SelectedField,
   type SortJoin,
@@ -70,22 +71,66 @@ export interface CheckOptions {
   readonly populateMaxLimit?: number;
   /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); the defaults of limits.ts when absent. */
   readonly cost?: CostBounds;
+  /** The caller's row-level rules (row-scope.ts); absent: every row. */
+  readonly scope?: RowScope;
+}
+
+/**
+ * Row-level rules (issue 16), as Find filters with their variables already substituted: `root` guards
+ * the queried model for the request's action, `related(model)` is the `find` rule of every model the
+ * query reaches through a relation (filters, sort, populate, grouping). Rules are checked against
+ * `registry` (every field, whatever the caller may read) and compiled into the same SQL as the query,
+ * never applied afterwards. A rule that no longer checks (a field dropped since it was saved) matches nothing.
+ */
+export interface RowScope {
+  readonly root: FilterNode | null;
+  readonly related: (model: string) => FilterNode | null;
+  readonly registry: Registry;
+}
+
+/** A filter that matches no row (`id IS NULL`). */
+export const NOTHING = (alias: string): CheckedFilter => ({ kind: 'compare', column: proveColumn(alias, 'id'), op: '$null', negated: false, value: true, valueClass: 'number' });
+
+/** `a AND b`, either side possibly absent. */
+export function andFilters(a: CheckedFilter | null, b: CheckedFilter | null): CheckedFilter | null {
+  if (!a) return b;
+  if (!b) return a;
+  return { kind: 'and', items: [a, b] };
 }
 
 const isToMany = (a: RelationAttribute): boolean => a.relation === 'oneToMany' || a.relation === 'manyToMany';
 
 class Checker {
-  private aliasCount = 0;
   readonly reads = new Set<string>();
 
   constructor(
     private readonly opts: CheckOptions,
     readonly meter: CostMeter,
+    /** Shared with the checkers of the rules, so every alias of one statement is unique. */
+    private readonly aliases: { count: number } = { count: 0 },
   ) {}
 
   nextAlias(prefix: string): string {
-    this.aliasCount += 1;
-    return `${prefix}${this.aliasCount}`;
+    this.aliases.count += 1;
+    return `${prefix}${this.aliases.count}`;
+  }
+
+  /**
+   * The caller's rule for `model` at `alias` (root: the queried model's own rule), or null. Checked with
+   * the full registry, its own cost meter and no rules inside it (a rule is the admin's, not the caller's).
+   */
+  rule(model: ContentType, alias: string, root = false): CheckedFilter | null {
+    const scope = this.opts.scope;
+    if (!scope) return null;
+    const node = root ? scope.root : scope.related(model.name);
+    if (!node) return null;
+    const full = scope.registry.get(model.name) ?? model;
+    const sub = new Checker({ ...this.opts, registry: scope.registry, scope: undefined }, new CostMeter(this.opts.cost ?? DEFAULT_COST_BOUNDS), this.aliases);
+    try {
+      return sub.filter(node, full, alias, null, pathFrom(full));
+    } catch {
+      return NOTHING(alias);
+    }
   }
 
   target(attr: RelationAttribute): ContentType {
@@ -102,7 +147,8 @@ class Checker {
   hop(model: ContentType, attr: RelationAttribute, alias: string): RelationHop {
     const target = this.target(attr);
     const next = this.nextAlias('r');
-    const parentId = proveColumn(alias, 'id');
+    // issue 14: a link to an i18n model's record names its entry (the default-locale row's id), from every locale row
+    const parentId = proveColumn(alias, model.i18n ? 'default_entity_locale_id' : 'id');
     if (attr.owner && attr.column) {
       return { via: 'column', from: proveColumn(alias, attr.column), table: proveTable(target.table), alias: next, softDelete: target.softDelete };
     }
@@ -122,7 +168,7 @@ class Checker {
     }
     const mirror = attr.inverse ? target.byName.get(attr.inverse) : undefined;
     if (!mirror || mirror.kind !== 'relation' || !mirror.column) throw new Error(`registry: ${model.name}.${attr.name} has no owning side`);
-    return { via: 'back', fk: proveColumn(next, mirror.column), parentId, table: proveTable(target.table), alias: next, softDelete: target.softDelete };
+    return { via: 'back', fk: proveColumn(next, mirror.column), parentId, table: proveTable(target.table), alias: next, softDelete: target.softDelete, ...(target.i18n && { entryRows: true }) };
   }
 
   coerce(type: ScalarType, raw: string, at: string): string | number | boolean {
@@ -207,14 +253,16 @@ class Checker {
     const inner = this.meter.walk(path, model, attr, node.at);
     this.meter.addScope(node.at);
     const hop = this.hop(model, attr, alias);
+    const target = this.target(attr);
+    // Only related records the caller may read count (a relation filter must not reveal the others).
+    const rule = this.rule(target, hop.alias);
     if (item.kind === 'compare' && OPERATORS[item.op].arity === 'flag') {
       // `$null` on a to-many relation: no related record; `$notNull`: at least one.
       const some = (item.op === '$notNull') === (item.value === true);
-      const exists: CheckedFilter = { kind: 'exists', hop, item: null };
+      const exists: CheckedFilter = { kind: 'exists', hop, item: rule };
       return some ? exists : { kind: 'not', item: exists };
     }
-    const target = this.target(attr);
-    return { kind: 'exists', hop, item: this.filter(item, target, hop.alias, null, inner) };
+    return { kind: 'exists', hop, item: andFilters(rule, this.filter(item, target, hop.alias, null, inner)) };
   }
 
   /**
@@ -238,7 +286,8 @@ class Checker {
         const inner = this.meter.walk(path, model, attr, at);
         this.meter.addScope(node.at);
         const hop = this.hop(model, attr, alias);
-        return { kind: 'exists', hop, item: this.filter(node, this.target(attr), hop.alias, null, inner) };
+        const target = this.target(attr);
+        return { kind: 'exists', hop, item: andFilters(this.rule(target, hop.alias), this.filter(node, target, hop.alias, null, inner)) };
       }
     }
   }
@@ -272,7 +321,7 @@ class Checker {
         const target = this.target(r.attr);
         const from = proveColumn(currentAlias, r.attr.column);
         const existing = joins.find((j) => j.from === from);
-        const join = existing ?? { alias: this.nextAlias('s'), table: proveTable(target.table), from, softDelete: target.softDelete };
+        const join = existing ?? this.join(this.nextAlias('s'), target, from);
         if (!existing) {
           this.meter.addScope(k.at);
           joins.push(join);
@@ -285,12 +334,19 @@ class Checker {
       if (!r) return this.unknown(current, last, k.at);
       if (r.kind === 'relation') return bad(k.at, `"${last}" is a relation; sort by one of its fields (${last}.<field>)`);
       if (ATTRIBUTE_KINDS[r.type].valueClass === 'json') return bad(k.at, `"${last}" (json) cannot be sorted`);
-      return { column: proveColumn(currentAlias, r.column), direction: k.direction, text: ATTRIBUTE_KINDS[r.type].valueClass === 'text' };
+      const column = proveColumn(currentAlias, r.column);
+      return { column, direction: k.direction, text: ATTRIBUTE_KINDS[r.type].valueClass === 'text', ...(column === proveColumn(alias, 'id') && { notNull: true }) };
     });
     // A primary-key tie-breaker makes every page stable.
     const id = proveColumn(alias, 'id');
-    if (!out.some((s) => s.column === id)) out.push({ column: id, direction: out[0]?.direction ?? 'asc' });
+    if (!out.some((s) => s.column === id)) out.push({ column: id, direction: out[0]?.direction ?? 'asc', notNull: true });
     return out;
+  }
+
+  /** A LEFT JOIN to `target`; with a rule, to its readable rows only (a sort must not reveal the others' values). */
+  join(alias: string, target: ContentType, from: ColumnRef): SortJoin {
+    const rule = this.rule(target, BASE_ALIAS);
+    return { alias, table: proveTable(target.table), from, softDelete: target.softDelete, ...(rule && { rule }) };
   }
 
   /**
@@ -331,8 +387,9 @@ class Checker {
         relation: r.attr,
         target,
         select: this.select(target, n.fields, `${n.at}[fields]`),
-        // A populate level is a query of its own: its filter's paths start at the related model.
-        filter: n.filters ? this.filter(n.filters, target, alias, null, pathFrom(target)) : null,
+        // A populate level is a query of its own: its filter's paths start at the related model. A related
+        // record the caller may not read is absent (the target's rule is part of the level's WHERE).
+        filter: andFilters(this.rule(target, alias), n.filters ? this.filter(n.filters, target, alias, null, pathFrom(target)) : null),
         sort: n.sort.length ? this.sort(target, n.sort, alias, joins) : [],
         joins,
         populate: this.populate(target, n.populate, depth + 1),
@@ -341,10 +398,16 @@ class Checker {
   }
 }
 
+/** The caller's `find` rule for `model` (a model reached through a relation) at `alias`, or null (CheckOptions.scope). */
+export function relatedRule(model: ContentType, alias: string, opts: CheckOptions): CheckedFilter | null {
+  return new Checker(opts, new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS)).rule(model, alias);
+}
+
 /** Checks a parsed Find / FindOne query against its model. */
 export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOptions, meter: CostMeter = new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS)): CheckedQuery {
   const c = new Checker(opts, meter);
   const joins: SortJoin[] = [];
+  const rule = c.rule(model, BASE_ALIAS, true);
   const limit = Math.min(q.page.limit ?? DEFAULT_LIMIT, opts.maxLimit);
   const offset = q.page.page !== null ? (q.page.page - 1) * limit : (q.page.offset ?? 0);
   const populateMedia = q.populateMedia.map((name) => {
@@ -354,7 +417,7 @@ export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOpti
   });
   const checked: CheckedQuery = {
     model,
-    filter: q.filters ? c.filter(q.filters, model, BASE_ALIAS, null, pathFrom(model)) : null,
+    filter: andFilters(rule, q.filters ? c.filter(q.filters, model, BASE_ALIAS, null, pathFrom(model)) : null),
     softDelete: q.softDelete,
     select: c.select(model, q.fields, 'fields'),
     sort: c.sort(model, q.sort, BASE_ALIAS, joins),

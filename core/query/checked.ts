@@ -25,8 +25,11 @@ export type BoundValue = string | number | boolean | null | readonly (string | n
 export type RelationHop =
   /** Owning to-one: `alias.id = from`. */
   | { readonly via: 'column'; readonly from: ColumnRef; readonly table: TableRef; readonly alias: string; readonly softDelete: boolean }
-  /** Inverse to-one / one-to-many: `alias.fk = parentId`. */
-  | { readonly via: 'back'; readonly fk: ColumnRef; readonly parentId: ColumnRef; readonly table: TableRef; readonly alias: string; readonly softDelete: boolean }
+  /**
+   * Inverse to-one / one-to-many: `alias.fk = parentId`. `entryRows` (an i18n target, issue 14): only the
+   * rows that are their entry's default-locale row, as a link to an entry always names that row.
+   */
+  | { readonly via: 'back'; readonly fk: ColumnRef; readonly parentId: ColumnRef; readonly table: TableRef; readonly alias: string; readonly softDelete: boolean; readonly entryRows?: boolean }
   /** Many-to-many through a join table. */
   | {
       readonly via: 'join';
@@ -68,6 +71,8 @@ export interface SortJoin {
   /** `alias.id = from`. */
   readonly from: ColumnRef;
   readonly softDelete: boolean;
+  /** The caller's rule for the joined model, checked at BASE_ALIAS: only its readable rows are joined. */
+  readonly rule?: CheckedFilter;
 }
 
 export interface CheckedSort {
@@ -75,6 +80,11 @@ export interface CheckedSort {
   readonly direction: 'asc' | 'desc';
   /** A text column: sorted in byte order on both databases (Dialect.byteOrdered). */
   readonly text?: boolean;
+  /**
+   * Never NULL (the row's own id): sorted without NULLS FIRST/LAST, so PostgreSQL can read it in the
+   * order of an index ending in id (issue 17: `(column, deleted_tracker, id)`) instead of sorting.
+   */
+  readonly notNull?: boolean;
 }
 
 export interface CheckedPopulate {

@@ -89,6 +89,7 @@ export function hopSubquery(sub: Knex.QueryBuilder, hop: RelationHop): void {
       break;
     case 'back':
       sub.select(sub.client.raw('1')).from({ [hop.alias]: hop.table }).whereRaw('?? = ??', [hop.fk, hop.parentId]);
+      if (hop.entryRows) sub.whereRaw('?? = ??', [`${hop.alias}.id`, `${hop.alias}.default_entity_locale_id`]);
       break;
     case 'join':
       sub

@@ -98,12 +98,10 @@ function aggregateSql(a: GroupAggregate, input: string, dialect: Dialect): SqlFr
   }
 }
 
-const order = (direction: 'asc' | 'desc'): string => (direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST');
-
 /** The filtered rows with their grouping values, joined for the keys (and `joins`). */
 function rowSource(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup, joins: readonly SortJoin[] = []): Knex.QueryBuilder {
   const qb = filteredBase(db, src, dialect);
-  applyJoins(qb, [...g.joins, ...joins]);
+  applyJoins(qb, [...g.joins, ...joins], dialect);
   g.keys.forEach((k, i) => qb.select(as(db, rowValue(k, g, dialect), rowKey(i))));
   return qb;
 }
@@ -126,15 +124,16 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
   outer.groupBy(groupByKeys(g));
   for (const s of g.sort) {
     if (s.target.kind === 'aggregate') {
-      outer.orderByRaw(`?? ${order(s.direction)}`, [aggregateColumn(s.target.index)]);
+      outer.orderByRaw(`?? ${dialect.sortDirection(s.direction)}`, [aggregateColumn(s.target.index)]);
     } else if (sortsByMonth(g.keys[s.target.index])) {
-      outer.orderByRaw(`MIN(??) ${order(s.direction)}`, [inSrc(rowMonth(s.target.index))]);
+      outer.orderByRaw(`MIN(??) ${dialect.sortDirection(s.direction)}`, [inSrc(rowMonth(s.target.index))]);
     } else {
       const key = g.keys[s.target.index];
       const o = ordered(inSrc(rowKey(s.target.index)), key.kind === 'field' ? key.field : null, dialect);
-      outer.orderByRaw(`${o.sql} ${order(s.direction)}`, o.bindings as Knex.RawBinding[]);
+      outer.orderByRaw(`${o.sql} ${dialect.sortDirection(s.direction)}`, o.bindings as Knex.RawBinding[]);
     }
   }
+  if (dialect.groupedOrderTail && g.sort.length > 0) outer.orderByRaw(dialect.groupedOrderTail);
   return outer.limit(g.limit).offset(g.offset);
 }
 
@@ -165,7 +164,7 @@ export function compileGroupRecords(db: Knex, dialect: Dialect, src: FilteredSou
 
   const partition = g.keys.map(() => '??').join(', ');
   const partitionBindings = groupByKeys(g);
-  const within = spec.sort.map((s) => `?? ${order(s.direction)}`).join(', ');
+  const within = spec.sort.map((s) => `?? ${dialect.sortDirection(s.direction)}`).join(', ');
   const withinBindings = spec.sort.map((_, k) => inSrc(rowSort(k)));
 
   const win = db.from(inner.as(SRC)).select(`${SRC}.*`);

@@ -1,6 +1,6 @@
 /** CheckedQuery → the page query and the count query (sort + primary-key tie-breaker, page, fields). */
 import type { Knex } from 'knex';
-import type { Dialect } from '../../database/dialects/dialect';
+import { type Dialect, nullsSpelledOut } from '../../database/dialects/dialect';
 import type { SoftDeleteScope } from './ast';
 import { BASE_ALIAS, type CheckedFilter, type CheckedSort, type SelectedField, type SortJoin, type TableRef } from './checked';
 import { compileFilter } from './compile-filter';
@@ -12,24 +12,33 @@ export function applySoftDeleteScope(qb: Knex.QueryBuilder, alias: string, scope
   else if (scope === 'exclusive') qb.whereNot(`${alias}.deleted_tracker`, NOT_DELETED);
 }
 
-export function applyJoins(qb: Knex.QueryBuilder, joins: readonly SortJoin[]): void {
+export function applyJoins(qb: Knex.QueryBuilder, joins: readonly SortJoin[], dialect?: Dialect): void {
   for (const j of joins) {
-    qb.leftJoin({ [j.alias]: j.table }, function (this: Knex.JoinClause) {
+    // Under a row-level rule the join reaches the readable rows only: a derived table of them.
+    const source = j.rule && dialect ? ruledRows(qb, j.table, j.rule, dialect).as(j.alias) : { [j.alias]: j.table };
+    qb.leftJoin(source, function (this: Knex.JoinClause) {
       this.on(`${j.alias}.id`, '=', j.from);
       if (j.softDelete) this.andOnVal(`${j.alias}.deleted_tracker`, '=', NOT_DELETED);
     });
   }
 }
 
+/** `SELECT * FROM table AS t0 WHERE rule`: the rows of `table` a rule lets the caller read. */
+function ruledRows(qb: Knex.QueryBuilder, table: TableRef, rule: CheckedFilter, dialect: Dialect): Knex.QueryBuilder {
+  const sub = qb.client.queryBuilder().from({ [BASE_ALIAS]: table }).select(`${BASE_ALIAS}.*`) as Knex.QueryBuilder;
+  compileFilter(sub, rule, dialect);
+  return sub;
+}
+
 /**
  * NULLs sort as the smallest value on both databases, text in byte order (Dialect.byteOrdered).
  * Written out, because knex's SQLite compiler drops the column itself when given its `nulls` option;
- * both databases take `NULLS FIRST|LAST`.
+ * the dialect spells the direction (Dialect.sortDirection: `NULLS FIRST|LAST` where the database takes it).
  */
 export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[], dialect?: Dialect): void {
   for (const s of sort) {
     const key = s.text && dialect ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
-    const order = s.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
+    const order = s.notNull ? s.direction.toUpperCase() : dialect ? dialect.sortDirection(s.direction) : nullsSpelledOut(s.direction);
     qb.orderByRaw(`${key.sql} ${order}`, key.bindings as Knex.RawBinding[]);
   }
 }
@@ -63,7 +72,7 @@ export interface ListSource extends FilteredSource {
 /** The page of rows. */
 export function compileList(db: Knex, src: ListSource, dialect: Dialect): Knex.QueryBuilder {
   const qb = filteredBase(db, src, dialect);
-  applyJoins(qb, src.joins);
+  applyJoins(qb, src.joins, dialect);
   qb.select(selectColumns(BASE_ALIAS, src.select));
   applySort(qb, src.sort, dialect);
   return qb.limit(src.limit).offset(src.offset);

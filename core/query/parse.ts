@@ -259,11 +259,15 @@ function parseGroup(q: Obj): GroupSpecRaw | null {
   };
 }
 
-/** Parses a Find / FindOne query object; `allowed` lists the parameters the endpoint takes. */
-export function parseListQuery(raw: unknown, allowed: readonly string[] = FIND_PARAMS): ListQuery {
+/**
+ * Parses a Find / FindOne query object; `allowed` lists the parameters the endpoint takes. `takenBefore`:
+ * parameters the caller reads and removes before parsing (issue 14: `status`, `locale`); never parsed here,
+ * they are named among the known ones when a parameter is unknown.
+ */
+export function parseListQuery(raw: unknown, allowed: readonly string[] = FIND_PARAMS, takenBefore: readonly string[] = []): ListQuery {
   const q: Obj = isObj(raw) ? raw : {};
   for (const key of Object.keys(q)) {
-    if (!allowed.includes(key)) bad(key, `unknown query parameter (known: ${allowed.join(', ')})`);
+    if (!allowed.includes(key)) bad(key, `unknown query parameter (known: ${[...allowed, ...takenBefore].join(', ')})`);
   }
   const page: PageSpec = {
     limit: q.limit === undefined ? null : nonNegativeInt(q.limit, 'limit'),

@@ -1,6 +1,10 @@
 /** ctx → parse/check → service → envelope; no SQL here. */
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { type CachedAnswer, type ResponseCache, scopeOf } from '../cache/response-cache';
+import type { ReadKind } from '../cache/key';
+import { ruledScope } from '../cache/ruled-scope';
+import type { ListQuery } from '../query/ast';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors/errors';
 import { ifNoneMatchHits, READ_CACHE_CONTROL } from '../http/etag';
 import { jsonAnswer } from '../http/json-answer';
@@ -10,10 +14,14 @@ import type { IncomingFile, IntakeLimits } from '../media/intake';
 import type { Authorizer } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
 import { INT4_MAX } from '../registry/attribute-kinds';
-import type { Attribute, ContentType } from '../registry/types';
+import type { Attribute, ContentType, Registry } from '../registry/types';
 import type { WriteMode } from '../validation/compile';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
-import type { Caller, RecordService } from './service';
+import { RequestAccess } from './access';
+import { type LocaleChoice, LOCALE_PARAM, readLocale } from './locales';
+import type { Caller, ReadAccess, RecordService } from './service';
+import { hasDrafts } from '../drafts/names';
+import { STATUS_PARAM, takeStatus } from '../drafts/status';
 
 export type RecordContext = Context & { state: RequestState; params: Record<string, string>; request: { body?: unknown } };
 
@@ -43,6 +51,22 @@ function recordId(ctx: RecordContext, model: ContentType): number {
   return Number(raw);
 }
 
+function queryObject(q: unknown): Record<string, unknown> {
+  return typeof q === 'object' && q !== null && !Array.isArray(q) ? (q as Record<string, unknown>) : {};
+}
+
+/** The query without `locale` (issue 14), for the list-query parser. */
+function withoutLocale(q: Record<string, unknown>): Record<string, unknown> {
+  if (!(LOCALE_PARAM in q)) return q;
+  const { [LOCALE_PARAM]: _locale, ...rest } = q;
+  return rest;
+}
+
+/** The parameters Find / FindOne take off the query before it is parsed (issue 14), for the parser's "known" list. */
+function takenParams(model: ContentType): string[] {
+  return [STATUS_PARAM, ...(model.i18n ? [LOCALE_PARAM] : [])];
+}
+
 export class RecordController {
   constructor(
     private readonly service: RecordService,
@@ -52,6 +76,8 @@ export class RecordController {
     private readonly uploads: IntakeLimits | null = null,
     /** Bytes of one answer (ANSWER_MAX_BYTES); 413 beyond. */
     private readonly answerMaxBytes: number = Number.POSITIVE_INFINITY,
+    /** CACHE=memory|redis (issue 17); null: every read computed. */
+    private readonly cache: ResponseCache | null = null,
   ) {}
 
   /** Serializes the answer here (bounded, yielding to other requests), so a 413 still goes out as JSON. */
@@ -67,15 +93,45 @@ export class RecordController {
    */
   private async sendRead(ctx: RecordContext, body: unknown): Promise<void> {
     const { buffers, bytes, etag = '' } = await jsonAnswer(body, this.answerMaxBytes, false, true);
+    // Without the cache a large answer goes out as the buffers it was made in (never copied into one).
+    if (this.setReadHeaders(ctx, etag)) this.sendBytes(ctx, buffers, bytes);
+  }
+
+  private async serializeRead(body: unknown): Promise<CachedAnswer> {
+    const { buffers, etag = '' } = await jsonAnswer(body, this.answerMaxBytes, false, true);
+    return { etag, body: buffers.length === 1 ? buffers[0] : Buffer.concat(buffers) };
+  }
+
+  private sendAnswer(ctx: RecordContext, answer: CachedAnswer): void {
+    if (this.setReadHeaders(ctx, answer.etag)) this.sendBytes(ctx, [answer.body], answer.body.length);
+  }
+
+  /** ETag, Cache-Control, Vary; false when If-None-Match names the tag (304 set, no body to send). */
+  private setReadHeaders(ctx: RecordContext, etag: string): boolean {
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', READ_CACHE_CONTROL);
     ctx.vary('Authorization');
     if (ifNoneMatchHits(ctx.get('If-None-Match') || undefined, etag)) {
       ctx.status = 304;
       ctx.body = null;
-      return;
+      return false;
     }
-    this.sendBytes(ctx, buffers, bytes);
+    return true;
+  }
+
+  /**
+   * A read's answer, through the response cache when it is on and the caller's scope is known. Called
+   * only after every permission check of the read has passed (a hit bypasses none of them).
+   */
+  private async cachedRead(
+    ctx: RecordContext,
+    read: { model: ContentType; kind: ReadKind; id: number | null; version: string; query: ListQuery; reads: readonly string[] },
+    rules: RequestAccess | undefined,
+    compute: () => Promise<unknown>,
+  ): Promise<void> {
+    const scope = this.cache ? ruledScope(scopeOf(this.authorizer, ctx.state.actor), rules, ctx.state.actor, [read.model.name, ...read.reads]) : null;
+    if (!this.cache || !scope) return this.sendRead(ctx, await compute());
+    this.sendAnswer(ctx, await this.cache.answer({ ...read, scope, raw: ctx.querystring }, async () => this.serializeRead(await compute())));
   }
 
   private sendBytes(ctx: RecordContext, buffers: readonly Buffer[], bytes: number): void {
@@ -105,40 +161,121 @@ export class RecordController {
     if (scope !== 'active') await requirePermission(this.authorizer, ctx, model.name, 'recover');
   }
 
+  /** The caller's row-level rules and field lists (issue 16); null: unrestricted, the fast path. */
+  private async access(ctx: RecordContext): Promise<RequestAccess | null> {
+    if (!this.authorizer?.access) return null;
+    const view = await this.authorizer.access(ctx.state.actor, new Date());
+    return view ? new RequestAccess(view, this.service.registry) : null;
+  }
+
+  /**
+   * A read of `model` on `base` (the published view or the working copies, issue 14) as this caller may
+   * make it (issue 16): the rules join the query, fields the caller may not read are private.
+   */
+  private async readAccess(ctx: RecordContext, model: ContentType, action: 'find' | 'findOne', base: Registry): Promise<{ model: ContentType; access: ReadAccess; rules?: RequestAccess }> {
+    const viewed = base.get(model.name) ?? model;
+    const a = await this.access(ctx);
+    if (!a) return { model: viewed, access: { registry: base, scope: undefined } };
+    const view = a.readView(viewed, action, base);
+    return { model: view.model, access: { registry: view.registry, scope: a.rowScope(model.name, action, base) }, rules: a };
+  }
+
+  /** `locale=` of this request (issue 14): null when absent; 400 for a model without locales or an unknown code. */
+  private locale(ctx: RecordContext, model: ContentType, allowAll: boolean): LocaleChoice {
+    return readLocale(queryObject(this.queryOf(ctx)), model, this.service.locales, allowAll);
+  }
+
+  private localeCode(ctx: RecordContext, model: ContentType): string | null {
+    return this.locale(ctx, model, false);
+  }
+
+  /**
+   * Issue 14: `status=draft` reads the working copies of every draft-enabled model the query reaches,
+   * and needs `<model>.findDrafts` on each; any other read runs on the published view.
+   */
+  private async checkDrafts(ctx: RecordContext, model: ContentType, reads: readonly string[], status: string): Promise<void> {
+    if (status !== 'draft') return;
+    for (const name of [model.name, ...reads]) {
+      if (name === model.name ? hasDrafts(model) : hasDrafts(this.service.registryFor('draft').get(name))) {
+        await requirePermission(this.authorizer, ctx, name, 'findDrafts', ' (status=draft reads drafts)');
+      }
+    }
+  }
+
   async find(ctx: RecordContext, model: ContentType): Promise<void> {
-    const parsed = parseListQuery(this.queryOf(ctx), FIND_PARAMS);
+    const raw = queryObject(this.queryOf(ctx));
+    const locale = readLocale(raw, model, this.service.locales, true);
+    const { status, query } = takeStatus(withoutLocale(raw));
+    const parsed = parseListQuery(query, FIND_PARAMS, takenParams(model));
+    const read = await this.readAccess(ctx, model, 'find', this.service.registryFor(status));
+    const version = `${status}|${locale ?? ''}`;
     if (parsed.group) {
-      const g = await this.service.checkGrouped(model, parsed);
+      const g = this.service.groupInLocale(await this.service.checkGrouped(read.model, parsed, read.access), locale);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
-      await this.sendRead(ctx, await this.service.findGrouped(g));
+      await this.checkDrafts(ctx, model, g.reads, status);
+      await this.cachedRead(ctx, { model, kind: 'grouped', id: null, version, query: parsed, reads: g.reads }, read.rules, () => this.service.findGrouped(g));
       return;
     }
-    const q = this.service.check(model, parsed);
+    const q = this.service.inLocale(this.service.check(read.model, parsed, read.access), locale);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    await this.sendRead(ctx, await this.service.find(q));
+    await this.checkDrafts(ctx, model, q.reads, status);
+    await this.cachedRead(ctx, { model, kind: 'find', id: null, version, query: parsed, reads: q.reads }, read.rules, () => this.service.find(q));
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
-    const id = recordId(ctx, model);
-    const q = this.service.check(model, parseListQuery(this.queryOf(ctx), FIND_ONE_PARAMS));
+    const named = recordId(ctx, model);
+    const raw = queryObject(this.queryOf(ctx));
+    const locale = readLocale(raw, model, this.service.locales, false);
+    const { status, query } = takeStatus(withoutLocale(raw));
+    const parsed = parseListQuery(query, FIND_ONE_PARAMS, takenParams(model));
+    const read = await this.readAccess(ctx, model, 'findOne', this.service.registryFor(status));
+    const q = this.service.check(read.model, parsed, read.access);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
-    await this.sendRead(ctx, await this.service.findOne(q, id));
+    await this.checkDrafts(ctx, model, q.reads, status);
+    const id = await this.service.rowFor(read.model, named, locale, q.softDelete);
+    await this.cachedRead(ctx, { model, kind: 'findOne', id, version: `${status}|${locale ?? ''}`, query: parsed, reads: q.reads }, read.rules, () => this.service.findOne(q, id));
+  }
+
+  /** Issue 14: `status=published` on a create publishes the new entries at once (needs `<model>.publish`). */
+  private async publishAtOnce(ctx: RecordContext, model: ContentType): Promise<boolean> {
+    const { status, given } = takeStatus(this.queryOf(ctx));
+    if (!given || status === 'draft') return false;
+    if (!hasDrafts(model)) throw new BadRequestError(`${model.name} has no draft & publish: status=published on a create is for draftAndPublish models`, { parameter: 'status' });
+    await requirePermission(this.authorizer, ctx, model.name, 'publish', ' (status=published publishes at once)');
+    return true;
+  }
+
+  /** POST /api/{model}/{id}/publish|unpublish and their bulk forms (issue 14). */
+  async publish(ctx: RecordContext, model: ContentType, bulk: boolean, unpublish: boolean): Promise<void> {
+    if (!hasDrafts(model)) throw new NotFoundError(`${model.name} has no draft & publish (YAML draftAndPublish: true)`);
+    const ids = bulk ? ctx.request.body : recordId(ctx, model);
+    const locale = this.locale(ctx, model, true);
+    const records = await this.service.publish(model, ids, await this.caller(ctx, model), unpublish, locale);
+    await this.send(ctx, bulk ? envelope(records) : envelope(records[0]), true);
   }
 
   /**
    * The caller as a write needs it: its actor and the related models it may not `find`, whose records its
    * answer shows as `{ id }` alone and whose bad references it hears of only as "invalid reference".
    */
-  private async caller(ctx: RecordContext, model: ContentType): Promise<Caller> {
+  private async caller(ctx: RecordContext, model: ContentType, action?: 'create' | 'update' | 'delete' | 'recover', access?: RequestAccess | null): Promise<Caller> {
     const unreadable = new Set<string>();
+    const scope = action && access ? access.rowScope(model.name, action) : undefined;
     if (this.authorizer) {
       if (!(await this.authorizer.can(ctx.state.actor, model.name, 'find'))) unreadable.add(model.name);
       for (const a of model.attributes) {
         if (a.kind !== 'relation' || unreadable.has(a.target)) continue;
         if (!(await this.authorizer.can(ctx.state.actor, a.target, 'find'))) unreadable.add(a.target);
+        // Under a row rule some of its records are unreadable: a write answer shows none of them beyond `{ id }`.
+        else if (access?.scope(a.target, 'find')?.rows) unreadable.add(a.target);
       }
     }
-    return { actor: ctx.state.actor, unreadable };
+    return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }) };
+  }
+
+  /** A write's answer without the fields the caller may not read (issue 16). */
+  private shown<T>(access: RequestAccess | null, model: ContentType, record: T): T {
+    return access ? (access.stripUnreadable(model, record as Record<string, unknown>) as T) : record;
   }
 
   /**
@@ -156,14 +293,20 @@ export class RecordController {
   }
 
   async create(ctx: RecordContext, model: ContentType): Promise<void> {
-    const caller = await this.caller(ctx, model);
+    const access = await this.access(ctx);
+    const caller = await this.caller(ctx, model, 'create', access);
     await this.send(
       ctx,
       envelope(
-        await this.withBody(ctx, async (body, files) => {
-          await this.checkGuarded(ctx, model, [body], 'create');
-          return this.service.create(model, body, caller, files);
-        }),
+        this.shown(
+          access,
+          model,
+          await this.withBody(ctx, async (body, files) => {
+            await this.checkGuarded(ctx, model, [body], 'create');
+            access?.checkWritable(model, 'create', [body], false, files.map((f) => f.part));
+            return this.service.create(model, body, caller, files, this.localeCode(ctx, model), await this.publishAtOnce(ctx, model));
+          }),
+        ),
       ),
       true,
     );
@@ -171,40 +314,75 @@ export class RecordController {
 
   async createMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const body = ctx.request.body;
+    const access = await this.access(ctx);
     await this.checkGuarded(ctx, model, Array.isArray(body) ? body : [], 'create');
-    await this.send(ctx, envelope(await this.service.createMany(model, body, await this.caller(ctx, model))), true);
+    access?.checkWritable(model, 'create', Array.isArray(body) ? body : [], false);
+    const locale = this.localeCode(ctx, model);
+    const publish = await this.publishAtOnce(ctx, model);
+    const records = await this.service.createMany(model, body, await this.caller(ctx, model, 'create', access), locale, publish);
+    await this.send(ctx, envelope(records.map((r) => this.shown(access, model, r))), true);
   }
 
   async update(ctx: RecordContext, model: ContentType, mode: 'put' | 'patch'): Promise<void> {
-    const id = recordId(ctx, model);
-    const caller = await this.caller(ctx, model);
+    const id = await this.service.rowFor(model, recordId(ctx, model), this.localeCode(ctx, model), 'active');
+    const access = await this.access(ctx);
+    const caller = await this.caller(ctx, model, 'update', access);
     await this.send(
       ctx,
       envelope(
-        await this.withBody(ctx, async (body, files) => {
-          await this.checkGuarded(ctx, model, [body], mode);
-          return this.service.update(model, id, body, mode, caller, files);
-        }),
+        this.shown(
+          access,
+          model,
+          await this.withBody(ctx, async (body, files) => {
+            await this.checkGuarded(ctx, model, [body], mode);
+            access?.checkWritable(model, 'update', [body], mode === 'put', files.map((f) => f.part));
+            return this.service.update(model, id, body, mode, caller, files);
+          }),
+        ),
       ),
       true,
     );
   }
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
-    await this.send(ctx, envelope(await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model))), true);
+    const access = await this.access(ctx);
+    const locale = this.locale(ctx, model, true);
+    const record = await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model, 'delete', access), locale);
+    await this.send(ctx, envelope(this.shown(access, model, record)), true);
+  }
+
+  /** `POST /api/{model}/{id}/localizations?locale=<code>` (issue 14): the entry in another locale. */
+  async createLocalization(ctx: RecordContext, model: ContentType): Promise<void> {
+    const id = recordId(ctx, model);
+    const locale = this.localeCode(ctx, model);
+    if (takeStatus(this.queryOf(ctx)).given) {
+      throw new BadRequestError('status= is not taken here: a new localization is a draft (on draftAndPublish models); publish it with POST …/{id}/publish?locale=<code>', { parameter: STATUS_PARAM });
+    }
+    const body = ctx.request.body;
+    await this.checkGuarded(ctx, model, [body], 'create');
+    const access = await this.access(ctx);
+    access?.checkWritable(model, 'create', [body], false);
+    const record = await this.service.createLocalization(model, id, body, await this.caller(ctx, model, 'create', access), locale);
+    await this.send(ctx, envelope(this.shown(access, model, record)), true);
   }
 
   /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
   async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model));
-    await this.send(ctx, records.map((r) => envelope(r)), true);
+    const access = await this.access(ctx);
+    const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model, 'delete', access));
+    await this.send(ctx, records.map((r) => envelope(this.shown(access, model, r))), true);
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
-    await this.send(ctx, recoverEnvelope(model.name, await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model))), true);
+    const access = await this.access(ctx);
+    const locale = this.locale(ctx, model, true);
+    const record = await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model, 'recover', access), locale);
+    await this.send(ctx, recoverEnvelope(model.name, this.shown(access, model, record)), true);
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
-    await this.send(ctx, bulkRecoverEnvelope(model.name, await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model))), true);
+    const access = await this.access(ctx);
+    const records = await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model, 'recover', access));
+    await this.send(ctx, bulkRecoverEnvelope(model.name, records.map((r) => this.shown(access, model, r))), true);
   }
 }

@@ -29,9 +29,11 @@ export function translateDbError(err: unknown, dialect: Dialect, model: ContentT
   if (!fault) throw err;
   switch (fault.kind) {
     case 'unique': {
-      const fields = fault.columns.filter((c) => c !== 'deleted_tracker').map((c) => fieldOf(model, c));
+      const fields = fault.columns.filter((c) => c !== 'deleted_tracker' && c !== 'locale_name').map((c) => fieldOf(model, c));
       const named = fields.length ? fields : ['record'];
-      throw new ConflictError(`${model.name}: ${named.join(', ')} already taken by another record`, {
+      // issue 14: on i18n models unique values are unique per locale
+      const where = model.i18n ? ' in this locale' : '';
+      throw new ConflictError(`${model.name}: ${named.join(', ')} already taken by another record${where}`, {
         fields: Object.fromEntries(named.map((f) => [f, ['is already taken']])),
       });
     }

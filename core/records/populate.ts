@@ -25,6 +25,8 @@ const CHUNK = 500;
 export function linkColumns(populate: readonly CheckedPopulate[]): SelectedField[] {
   const out: SelectedField[] = [{ name: 'id', column: 'id', type: 'integer' }];
   for (const p of populate) if (p.relation.owner && p.relation.column) out.push({ name: p.relation.name, column: p.relation.column, type: 'integer' });
+  // issue 14: an i18n parent is linked by its entry id (every table has the column; null outside i18n models)
+  if (populate.some((p) => !(p.relation.owner && p.relation.column))) out.push({ name: 'defaultEntityLocaleId', column: 'default_entity_locale_id', type: 'integer' });
   return out;
 }
 
@@ -44,9 +46,12 @@ function isToMany(r: RelationAttribute): boolean {
   return r.relation === 'oneToMany' || r.relation === 'manyToMany';
 }
 
-/** The parent's value a child is linked by: the foreign key of an owning to-one, else the parent's id. */
+/**
+ * The parent's value a child is linked by: the foreign key of an owning to-one, else the parent's id (its
+ * entry's id for a locale row of an i18n model, issue 14: links name entries).
+ */
 function parentKey(rel: RelationAttribute, row: Row): unknown {
-  return rel.owner && rel.column ? row[rel.column] : row.id;
+  return rel.owner && rel.column ? row[rel.column] : (row.default_entity_locale_id ?? row.id);
 }
 
 /** `ORDER BY` text of a sort, for the window: NULLs smallest, text in byte order (as applySort). */
@@ -55,7 +60,7 @@ function windowOrder(sort: readonly CheckedSort[], dialect: Dialect): { sql: str
   const bindings: unknown[] = [];
   for (const s of sort) {
     const key = s.text ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
-    parts.push(`${key.sql} ${s.direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'}`);
+    parts.push(`${key.sql} ${dialect.sortDirection(s.direction)}`);
     bindings.push(...key.bindings);
   }
   return { sql: parts.join(', '), bindings };
@@ -77,7 +82,7 @@ async function fetchChildren(db: Knex, dialect: Dialect, parents: readonly Row[]
     if (room <= 0) break;
     const qb = db.from({ [BASE_ALIAS]: p.target.table });
     applySoftDeleteScope(qb, BASE_ALIAS, 'active');
-    applyJoins(qb, p.joins);
+    applyJoins(qb, p.joins, dialect);
     qb.select(selectColumns(BASE_ALIAS, select));
     let link: string;
     if (rel.owner && rel.column) {
@@ -89,6 +94,8 @@ async function fetchChildren(db: Knex, dialect: Dialect, parents: readonly Row[]
       const mirror = rel.inverse ? p.target.byName.get(rel.inverse) : undefined;
       if (!mirror || mirror.kind !== 'relation' || !mirror.column) throw new Error(`registry: ${rel.name} has no owning side`);
       link = `${BASE_ALIAS}.${mirror.column}`;
+      // issue 14: every locale row of an i18n child shares the link; the entry shows once, as its default-locale row
+      if (p.target.i18n) qb.whereRaw('?? = ??', [`${BASE_ALIAS}.id`, `${BASE_ALIAS}.default_entity_locale_id`]);
     }
     qb.whereIn(link, part as Knex.Value[]).select(db.raw('?? as ??', [link, LINK]));
     if (p.filter) compileFilter(qb, p.filter, dialect);

@@ -2,8 +2,8 @@
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import type { SoftDeleteScope } from '../query/ast';
-import { BASE_ALIAS, type CheckedQuery, type SelectedField, proveTable } from '../query/checked';
-import { applySoftDeleteScope, compileCount, compileList, selectColumns } from '../query/compile-list';
+import { BASE_ALIAS, type CheckedFilter, type CheckedQuery, type SelectedField, proveTable } from '../query/checked';
+import { applySoftDeleteScope, compileCount, compileList, filteredBase, selectColumns } from '../query/compile-list';
 import { type ContentType, NOT_DELETED, type RelationAttribute } from '../registry/types';
 import { INT4_MAX } from '../registry/attribute-kinds';
 import { withLinks } from './populate';
@@ -55,6 +55,22 @@ export async function findById(db: Db, dialect: Dialect, model: ContentType, id:
   return dialect.rawRows(await db.raw(st.sql, bindings))[0];
 }
 
+/** The ids among `ids` in `scope` that `filter` (a caller's rule, at t0) matches; `lock`: FOR UPDATE where the dialect has row locks. */
+export async function idsWhere(db: Db, dialect: Dialect, model: ContentType, ids: readonly number[], scope: SoftDeleteScope, filter: CheckedFilter, lock: boolean): Promise<Set<number>> {
+  const possible = ids.filter((id) => id <= INT4_MAX);
+  if (possible.length === 0) return new Set();
+  const qb = filteredBase(db as Knex, { table: proveTable(model.table), filter, softDelete: scope }, dialect).select(`${BASE_ALIAS}.id`).whereIn(`${BASE_ALIAS}.id`, possible);
+  if (lock && dialect.rowLocks) qb.forUpdate();
+  const rows = (await qb) as { id: number }[];
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/** Record `id` in `scope`, only if `filter` (the caller's rule, at t0) matches it: one SELECT. */
+export async function findByIdWhere(db: Db, dialect: Dialect, model: ContentType, id: number, scope: SoftDeleteScope, select: readonly SelectedField[], filter: CheckedFilter): Promise<Row | undefined> {
+  const qb = filteredBase(db as Knex, { table: proveTable(model.table), filter, softDelete: scope }, dialect).select(selectColumns(BASE_ALIAS, select)).where(`${BASE_ALIAS}.id`, id).limit(1);
+  return ((await qb) as Row[])[0];
+}
+
 export async function activeIds(db: Db, model: ContentType, ids: readonly number[], scope: SoftDeleteScope = 'active'): Promise<Set<number>> {
   // An id past the integer column's range names no record; PostgreSQL would refuse to compare it (overflow).
   const possible = ids.filter((id) => id <= INT4_MAX);
@@ -70,16 +86,14 @@ export async function idByColumn(db: Db, model: ContentType, column: string, val
   return row ? Number(row.id) : undefined;
 }
 
-/** INSERT … RETURNING `columns`: the stored row. */
-export async function insertReturning(db: Db, model: ContentType, row: Row, columns: readonly string[]): Promise<Row> {
-  const [inserted] = (await db(model.table).insert(row).returning([...columns])) as Row[];
-  return inserted;
+/** INSERT … RETURNING `columns` (or what the dialect does instead): the stored row. */
+export async function insertReturning(db: Db, dialect: Dialect, model: ContentType, row: Row, columns: readonly string[]): Promise<Row> {
+  return (await dialect.insertReturning(db, model.table, row, columns)) as Row;
 }
 
 /** UPDATE of an active record … RETURNING `columns`; undefined when no active record has that id. */
-export async function updateActiveReturning(db: Db, model: ContentType, id: number, row: Row, columns: readonly string[]): Promise<Row | undefined> {
-  const [updated] = (await db(model.table).where('id', id).andWhere('deleted_tracker', NOT_DELETED).update(row).returning([...columns])) as Row[];
-  return updated;
+export async function updateActiveReturning(db: Db, dialect: Dialect, model: ContentType, id: number, row: Row, columns: readonly string[]): Promise<Row | undefined> {
+  return (await dialect.updateReturning(db, model.table, { id, deleted_tracker: NOT_DELETED }, row, columns)) as Row | undefined;
 }
 
 export async function updateRow(db: Db, model: ContentType, id: number, row: Row): Promise<number> {

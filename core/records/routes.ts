@@ -12,6 +12,8 @@ interface RouteSpec {
   readonly path: string;
   readonly action: RecordAction;
   readonly handle: (c: RecordController, ctx: RecordContext, model: Parameters<RecordController['find']>[1]) => Promise<void>;
+  /** Only models with `i18n: true` have it (issue 14); others answer 404 there. */
+  readonly i18nOnly?: boolean;
 }
 
 /** Order matters: `/bulk` and `/recover/…` before `/:id`. */
@@ -21,6 +23,8 @@ export const RECORD_ROUTES: readonly RouteSpec[] = [
   { method: 'delete', path: '/bulk', action: 'delete', handle: (c, ctx, m) => c.removeMany(ctx, m) },
   { method: 'post', path: '/recover/bulk', action: 'recover', handle: (c, ctx, m) => c.recoverMany(ctx, m) },
   { method: 'post', path: '/recover/:id', action: 'recover', handle: (c, ctx, m) => c.recover(ctx, m) },
+  // issue 14: the entry in another locale (models with i18n: true; 404 for others)
+  { method: 'post', path: '/:id/localizations', action: 'create', handle: (c, ctx, m) => c.createLocalization(ctx, m), i18nOnly: true },
   { method: 'get', path: '/:id', action: 'findOne', handle: (c, ctx, m) => c.findOne(ctx, m) },
   { method: 'post', path: '', action: 'create', handle: (c, ctx, m) => c.create(ctx, m) },
   { method: 'put', path: '/:id', action: 'update', handle: (c, ctx, m) => c.update(ctx, m, 'put') },
@@ -40,7 +44,7 @@ export function recordRouter(registry: Registry, controller: RecordController, a
     router[r.method](`/:model${r.path}`, async (ctx) => {
       const c = ctx as unknown as RecordContext;
       const model = models.get(c.params.model);
-      if (!model) throw new NotFoundError('not found');
+      if (!model || (r.i18nOnly && !model.i18n)) throw new NotFoundError('not found');
       await requirePermission(authorizer, c, model.name, r.action);
       await r.handle(controller, c, model);
     });

@@ -7,11 +7,11 @@ import type { Dialect } from '../../database/dialects/dialect';
 import { AppError } from '../errors/app-error';
 import type { IncomingFile } from '../media/intake';
 import { type MediaService, type PreparedFile, mediaFields } from '../media/service';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors/errors';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Actor } from '../plugin-api';
 import type { ListQuery } from '../query/ast';
-import { type CheckedQuery } from '../query/checked';
-import { checkListQuery } from '../query/check';
+import type { CheckedFilter, CheckedQuery } from '../query/checked';
+import { type RowScope, checkListQuery } from '../query/check';
 import type { CostBounds } from '../query/cost';
 import { type CheckedGroupQuery, checkGroupedQuery } from '../query/check-group';
 import { type ZoneNames, zoneNames } from '../query/group-vocabulary';
@@ -24,8 +24,22 @@ import { type GroupedListResult, findGrouped } from './group-service';
 import { RecordBudget } from './answer-budget';
 import { serializeWithPopulate, withLinks } from './populate';
 import * as repo from './repository';
+import * as loc from './locales';
+import type { LocaleSettings } from '../../config/locales';
 import type { ApiRecord, Row } from './serializer';
 import { type RelatedRows, WriteBack } from './write-back';
+import type { EventPipeline } from '../events/pipeline';
+import type { HookRunner } from '../hooks/runner';
+import { FIND_ONE_PARAMS, parseListQuery } from '../query/parse';
+import type { SoftDeleteScope } from '../query/ast';
+import { type Write, WriteEffects } from './write-effects';
+
+const EMPTY_QUERY: ListQuery = { filters: null, sort: [], fields: null, populate: [], populateMedia: [], page: { limit: null, offset: null, page: null }, softDelete: 'active', group: null };
+import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
+import { hasCopy, inSync, mirrorSoftDelete, removeCopy, workingRow, writeCopy } from '../drafts/copies';
+import { type Version, hasDrafts } from '../drafts/names';
+import { publishedView } from '../drafts/view';
+import { publishTargets, refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
 
 /** Largest array a bulk call takes. */
 export const MAX_BULK_ITEMS = 1000;
@@ -47,7 +61,15 @@ export interface RecordServiceDeps {
   readonly now?: () => Date;
   /** Media fields (issue 6); without it media fields are neither written nor resolved. */
   readonly media?: MediaService | null;
+  /** The event outbox (issue 15): one event per written record, in the write's transaction. */
+  readonly events?: EventPipeline | null;
+  /** Lifecycle hooks (issue 15): before* in the write's transaction, after* after its commit. */
+  readonly hooks?: HookRunner | null;
+  /** LOCALES / DEFAULT_LOCALE (issue 14); absent: `en` alone. */
+  readonly locales?: LocaleSettings;
 }
+
+const ONLY_EN: LocaleSettings = { list: ['en'], defaultLocale: 'en' };
 
 /**
  * Who writes, as the service needs it: the actor (createdBy / updatedBy) and the models the caller may not
@@ -57,6 +79,20 @@ export interface RecordServiceDeps {
 export interface Caller {
   readonly actor: Actor | null;
   readonly unreadable: ReadonlySet<string>;
+  /**
+   * The caller's row-level rule for this write's action (issue 16; `root` of the scope): update, delete
+   * and recover reach only the records it matches (404 otherwise), and a create or update must leave
+   * the record inside it (403, checked in the same transaction). Absent: every record.
+   */
+  readonly scope?: RowScope;
+}
+
+/** What a read is checked against under row-level rules and field lists (records/access.ts). */
+export interface ReadAccess {
+  /** The registry with the attributes the caller may not read made private. */
+  readonly registry: Registry;
+  /** The caller's row rules (issue 16); absent: none. */
+  readonly scope?: RowScope;
 }
 
 /** The 422 message for a reference into a model the caller may not read: nothing about which ids exist. */
@@ -105,15 +141,69 @@ export function parseIdList(body: unknown): number[] {
 export class RecordService {
   private readonly now: () => Date;
   private readonly writeBack: WriteBack;
+  private readonly effects: WriteEffects;
+  private readonly findOneQueries = new Map<string, CheckedQuery>();
+  /** Write answers of publish (issue 14): the entry read from the published view. */
+  private readonly publishedBack: WriteBack;
 
   constructor(private readonly deps: RecordServiceDeps) {
     this.now = deps.now ?? (() => new Date());
     this.writeBack = new WriteBack(deps.registry, deps.dialect);
+    this.publishedBack = new WriteBack(publishedView(deps.registry), deps.dialect);
+    this.effects = new WriteEffects(deps.events ?? null, deps.hooks ?? null, (trx, model, id, scope) => this.findOneAnswer(trx, model, id, scope), (model) => this.findOneQuery(model));
   }
 
-  check(model: ContentType, q: ListQuery): CheckedQuery {
+  /** FindOne's checked query without parameters (checked once per model). */
+  /** FindOne without parameters on `version` (issue 14: the published view, or the working copies). */
+  private findOneQuery(model: ContentType, version: Version = 'draft'): CheckedQuery {
+    const key = `${version}:${model.name}`;
+    let q = this.findOneQueries.get(key);
+    if (!q) {
+      const registry = this.registryFor(version);
+      q = this.check(registry.get(model.name) ?? model, parseListQuery({}, FIND_ONE_PARAMS), { registry });
+      this.findOneQueries.set(key, q);
+    }
+    return q;
+  }
+
+  /** Record `id` as a FindOne without parameters answers it (in `scope`), through `db`: the events' record. */
+  async findOneAnswer(db: repo.Db, model: ContentType, id: number, scope: SoftDeleteScope, version: Version = 'draft'): Promise<ApiRecord | null> {
+    const q = this.findOneQuery(model, version);
+    const { dialect } = this.deps;
+    const row = await repo.findById(db, dialect, q.model, id, scope, withLinks(q.select, q.populate));
+    if (!row) return null;
+    const [record] = await serializeWithPopulate(db as Knex, dialect, [row], q.select, q.populate, this.budget());
+    await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
+    return record;
+  }
+
+  get registry(): Registry {
+    return this.deps.registry;
+  }
+
+  /** The registry a read of `status` runs on (issue 14): the published view, or the working copies. */
+  registryFor(status: Version): Registry {
+    return status === 'published' ? publishedView(this.deps.registry) : this.deps.registry;
+  }
+
+  /** `access`: the caller's view (issue 16) of the registry the read runs on (registryFor); default: the working copies, no rules. */
+  check(model: ContentType, q: ListQuery, access?: ReadAccess): CheckedQuery {
     const { registry, maxLimit, populateDefaultLimit, populateMaxLimit } = this.deps;
-    return checkListQuery(q, model, { registry, maxLimit, populateDefaultLimit, populateMaxLimit, cost: this.deps.cost });
+    return checkListQuery(q, model, { registry: access?.registry ?? registry, maxLimit, populateDefaultLimit, populateMaxLimit, cost: this.deps.cost, scope: access?.scope });
+  }
+
+  /** The write's rule as a filter at t0 (null: every record). */
+  private writeRule(model: ContentType, caller: Caller): CheckedFilter | null {
+    if (!caller.scope?.root) return null;
+    return checkListQuery(EMPTY_QUERY, model, { registry: this.deps.registry, maxLimit: 1, scope: caller.scope }).filter;
+  }
+
+  /** Inside the write's transaction: the record must still (or now) match the caller's rule for `action`. */
+  private async mustStayInside(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, action: string): Promise<void> {
+    const rule = this.writeRule(model, caller);
+    if (!rule) return;
+    const found = await repo.idsWhere(trx, this.deps.dialect, model, [id], 'inclusive', rule, false);
+    if (!found.has(id)) throw new ForbiddenError(`this ${action === 'create' ? 'create' : 'update'} would leave ${model.name} ${id} outside your rule for ${model.name}.${action}`);
   }
 
   /** One per read answer: counts its records against ANSWER_MAX_RECORDS. */
@@ -126,16 +216,19 @@ export class RecordService {
     const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
     const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate, this.budget()));
     await this.run(q.model, async () => this.deps.media?.attach(db, q.model, rows, records, q.populateMedia));
+    await this.run(q.model, () => loc.attachLocalizations(db, q.model, rows.map((r) => Number(r.id)), records));
+    await this.run(q.model, () => annotate(db, q.model, records, versionRead(q.model)));
+    await this.run(q.model, () => annotatePopulated(db, records, q.populate));
     const currentPage = q.limit > 0 ? Math.floor(q.offset / q.limit) + 1 : 1;
     const totalPages = q.limit > 0 ? Math.ceil(total / q.limit) : 0;
     return { records, meta: { totalRecords: total, currentPage, totalPages } };
   }
 
   /** A Find with groupBy / aggregates (spec 4.5); see group-service.ts. */
-  async checkGrouped(model: ContentType, q: ListQuery): Promise<CheckedGroupQuery> {
+  async checkGrouped(model: ContentType, q: ListQuery, access?: ReadAccess): Promise<CheckedGroupQuery> {
     const { registry, maxLimit, populateDefaultLimit, populateMaxLimit, cost } = this.deps;
     const zoned = q.group !== null && q.group.timezone !== null;
-    return checkGroupedQuery(q, model, { registry, maxLimit, timeZones: zoned ? await this.timeZones() : null, populateDefaultLimit, populateMaxLimit, cost });
+    return checkGroupedQuery(q, model, { registry: access?.registry ?? registry, maxLimit, timeZones: zoned ? await this.timeZones() : null, populateDefaultLimit, populateMaxLimit, cost, scope: access?.scope });
   }
 
   /** The database's zone names, read once (the first time a name is asked for); a failed read is retried. */
@@ -152,36 +245,116 @@ export class RecordService {
   }
 
   async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {
-    return this.run(q.model, () => findGrouped(this.deps.db, this.deps.dialect, q, this.budget()));
+    return this.run(q.model, async () => {
+      const out = await findGrouped(this.deps.db, this.deps.dialect, q, this.budget());
+      const grouped = out.groupRecords?.flatMap((g) => g.records) ?? [];
+      await annotate(this.deps.db, q.model, grouped, versionRead(q.model));
+      await annotatePopulated(this.deps.db, grouped, q.records.populate);
+      return out;
+    });
   }
 
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
     const { db, dialect } = this.deps;
     return this.run(q.model, async () => {
-      const row = await repo.findById(db, dialect, q.model, id, q.softDelete, withLinks(q.select, q.populate));
+      // FindOne takes no filters: a filter here is the caller's rule (issue 16), compiled into the same SELECT.
+      const row = q.filter
+        ? await repo.findByIdWhere(db, dialect, q.model, id, q.softDelete, withLinks(q.select, q.populate), q.filter)
+        : await repo.findById(db, dialect, q.model, id, q.softDelete, withLinks(q.select, q.populate));
       if (!row) throw new NotFoundError(`no ${q.model.name} with id ${id}`);
       const [record] = await serializeWithPopulate(db, dialect, [row], q.select, q.populate, this.budget());
       await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
+      await loc.attachLocalizations(db, q.model, [id], [record]);
+      await annotate(db, q.model, [record], versionRead(q.model));
+      await annotatePopulated(db, [record], q.populate);
       return record;
     });
   }
 
-  /** `files`: the file parts of a multipart create (issue 6), still in their temporary files. */
-  async create(model: ContentType, body: unknown, caller: Caller, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
-    const data = this.validators(model).check(body, 'create');
-    const prepared = await this.prepareFiles(model, files);
-    const by = { createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
-    if (this.isSingleStatement(model, data, 'create', prepared)) {
-      const { db } = this.deps;
-      return this.run(model, async () => ({ ...(await this.insert(db, model, data, caller)).record, ...by }));
+  /** The configured locales (issue 14). */
+  get locales(): LocaleSettings {
+    return this.deps.locales ?? ONLY_EN;
+  }
+
+  /**
+   * Issue 14: the row a by-id call on an i18n model acts on, `locale` given (see locales.ts rowFor). The hook
+   * for publish/unpublish (drafts): resolve `locale=` here like update does, then publish that row.
+   */
+  async rowFor(model: ContentType, id: number, locale: string | null, scope: 'active' | 'inclusive' | 'exclusive'): Promise<number> {
+    return this.run(model, () => loc.rowFor(this.deps.db, model, id, locale, scope));
+  }
+
+  /** Find in a locale (issue 14): DEFAULT_LOCALE unless `locale=` names one, every locale with `locale=all`. */
+  inLocale(q: CheckedQuery, choice: loc.LocaleChoice): CheckedQuery {
+    return loc.listInLocale(q, choice, this.locales);
+  }
+
+  groupInLocale(q: CheckedGroupQuery, choice: loc.LocaleChoice): CheckedGroupQuery {
+    return loc.groupInLocale(q, choice, this.locales);
+  }
+
+  /**
+   * `POST /api/{model}/{id}/localizations?locale=<code>` (issue 14): entry `id` (any of its rows) in another
+   * locale. The body names localized fields only; shared ones (localized: false, relations) are copied.
+   */
+  async createLocalization(model: ContentType, id: number, body: unknown, caller: Caller, locale: string | null): Promise<ApiRecord> {
+    if (!model.i18n) throw new NotFoundError(`${model.name} has no locales`);
+    if (locale === null) throw new BadRequestError(`locale= is required: the locale to create (one of ${this.locales.list.join(', ')})`, { parameter: loc.LOCALE_PARAM });
+    const shared = loc.sharedFieldNames(model).filter((f) => typeof body === 'object' && body !== null && Object.prototype.hasOwnProperty.call(body, f));
+    if (shared.length > 0) {
+      throw new ValidationError(`${shared.join(', ')}: shared by every locale of the entry; change them through an update of the entry`, Object.fromEntries(shared.map((f) => [f, ['is shared by every locale (localized: false); not part of a localization']])));
     }
-    return this.withFiles(model, prepared, async (trx) => {
-      const { id, record } = await this.insert(trx, model, data, caller, prepared);
-      return this.withMedia(trx, model, id, { ...record, ...by }, data, prepared, caller);
+    const data = this.validators(model).check(body, 'patch');
+    const missing = model.attributes.filter((a) => a.kind === 'scalar' && a.required && a.localized !== false && a.default === undefined && a.writable !== false && !(a.name in data));
+    if (missing.length > 0) throw new ValidationError(`invalid ${model.name}`, Object.fromEntries(missing.map((a) => [a.name, ['is required']])));
+    return this.transaction(model, async (trx) => {
+      const named = await loc.localeRow(trx, model, id);
+      if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      const rows = await loc.entryRows(trx, model, named.entry);
+      const taken = rows.find((r) => r.locale === locale);
+      if (taken) {
+        throw new ConflictError(`${model.name} ${id} already has a ${locale} locale: row ${taken.id}${taken.active ? '' : ' (archived: recover it)'}`, { locale, id: taken.id });
+      }
+      const anchor = rows.find((r) => r.id === named.entry);
+      if (!anchor || !anchor.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      const extra = { ...(await loc.sharedValuesOf(trx, model, named.entry)), [loc.LOCALE_COLUMN]: locale, [loc.ENTRY_COLUMN]: named.entry };
+      const { id: newId, record } = await this.insert(trx, model, data, caller, [], extra);
+      await loc.attachLocalizations(trx, model, [newId], [record]);
+      await annotate(trx, model, [record], 'draft');
+      return { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
     });
   }
 
-  async createMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
+  /** `files`: the file parts of a multipart create (issue 6), still in their temporary files. */
+  /**
+   * `locale` (i18n models): the new entry's locale (default DEFAULT_LOCALE); its row is the entry's default-locale row.
+   * `publish` (draftAndPublish models, `status=published` on the create): the new entry is published in the same transaction.
+   */
+  async create(model: ContentType, body: unknown, caller: Caller, files: readonly IncomingFile[] = [], locale: string | null = null, publish = false): Promise<ApiRecord> {
+    const data = this.validators(model).check(body, 'create');
+    const prepared = await this.prepareFiles(model, files);
+    const by = { createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
+    if (!model.i18n && !hasDrafts(model) && this.isSingleStatement(model, data, 'create', prepared) && !caller.scope?.root) {
+      const { db } = this.deps;
+      return this.run(model, async () => ({ ...(await this.insert(db, model, data, caller)).record, ...by }));
+    }
+    const w = this.effects.start(caller.actor);
+    const out = await this.withFiles(model, prepared, async (trx) => {
+      const state = await w.before(trx, 'create', model, null, data, 'create');
+      const { id, record } = await this.insert(trx, model, data, caller, prepared, model.i18n ? this.newEntry(locale) : {});
+      await this.mustStayInside(trx, model, id, caller, 'create');
+      if (publish) await this.publishOne(trx, model, id, caller, []);
+      await loc.attachLocalizations(trx, model, [id], [record]);
+      const answer = await this.withMedia(trx, model, id, { ...record, ...by, ...(publish && { publishedAt: await this.publishedAtOf(trx, model, id) }) }, data, prepared, caller);
+      await annotate(trx, model, [answer], 'draft');
+      await w.record(trx, 'create', model, id, answer, 'create', state, 'active');
+      return answer;
+    });
+    await w.committed();
+    return out;
+  }
+
+  async createMany(model: ContentType, body: unknown, caller: Caller, locale: string | null = null, publish = false): Promise<ApiRecord[]> {
     const { actor } = caller;
     if (!Array.isArray(body) || body.length === 0) throw new BadRequestError('the body must be a non-empty JSON array of records');
     if (body.length > MAX_BULK_ITEMS) throw new BadRequestError(`at most ${MAX_BULK_ITEMS} records per bulk call`);
@@ -192,17 +365,27 @@ export class RecordService {
     });
     if (errors.length > 0) throw new ValidationError(`invalid ${model.name} records at ${errors.map((e) => e.index).join(', ')}`, {}, { errors });
     const items = body.map((item) => v.check(item, 'create'));
-    return this.transaction(model, async (trx) => {
+    const w = this.effects.start(actor);
+    const records = await this.transaction(model, async (trx) => {
       const out: ApiRecord[] = [];
       for (const [index, data] of items.entries()) {
         try {
-          out.push({ ...(await this.insert(trx, model, data, caller)).record, createdBy: createdBy(actor), updatedBy: updatedBy(actor) });
+          const state = await w.before(trx, 'create', model, null, data, 'create');
+          const { id, record } = await this.insert(trx, model, data, caller, [], model.i18n ? this.newEntry(locale) : {});
+          await this.mustStayInside(trx, model, id, caller, 'create');
+          if (publish) await this.publishOne(trx, model, id, caller, []);
+          const answer = { ...record, createdBy: createdBy(actor), updatedBy: updatedBy(actor), ...(publish && { publishedAt: await this.publishedAtOf(trx, model, id) }) };
+          await w.record(trx, 'create', model, id, answer, 'create', state, 'active');
+          out.push(answer);
         } catch (e) {
           atIndex(this.translated(e, model), index);
         }
       }
+      await annotate(trx, model, out, 'draft');
       return out;
     });
+    await w.committed();
+    return records;
   }
 
   async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, caller: Caller, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
@@ -210,43 +393,171 @@ export class RecordService {
     const data = this.validators(model).check(body, mode);
     const prepared = await this.prepareFiles(model, files);
     const stamp = (row: Row): Row => Object.assign(row, { updated_at: toIsoTimestamp(this.now()), updated_by_id: authorOf(actor)?.id ?? null });
-    if (this.isSingleStatement(model, data, mode, prepared)) {
+    if (!model.i18n && this.isSingleStatement(model, data, mode, prepared) && !caller.scope?.root) {
       const { db } = this.deps;
       return this.run(model, async () => {
         const { row, related } = await this.toRow(db, model, data, mode, unreadable);
-        const updated = await repo.updateActiveReturning(db, model, id, stamp(row), this.writeBack.columns(model));
+        const updated = await repo.updateActiveReturning(db, this.deps.dialect, model, id, stamp(row), this.writeBack.columns(model));
         if (!updated) throw new NotFoundError(`no ${model.name} with id ${id}`);
-        return { ...(await this.writeBack.present(db, model, updated, unreadable, related)), updatedBy: updatedBy(actor) };
+        const out = { ...(await this.writeBack.present(db, model, updated, unreadable, related)), updatedBy: updatedBy(actor) };
+        await annotate(db, model, [out], 'draft');
+        return out;
       });
     }
-    return this.withFiles(model, prepared, async (trx, obsolete) => {
-      await this.mustExist(trx, model, id, 'active');
+    const w = this.effects.start(actor);
+    const out = await this.withFiles(model, prepared, async (trx, obsolete) => {
+      await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
+      const state = await w.before(trx, 'update', model, id, data, mode);
       const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
       await repo.updateRow(trx, model, id, stamp(row));
-      for (const [rel, ids] of links) await repo.setLinks(trx, rel, id, ids);
+      // issue 14: shared values reach every locale row of the entry; links hang off the entry id
+      if (model.i18n) await loc.shareValues(trx, model, id, row);
+      const linkOwner = await loc.entryIdOf(trx, model, id);
+      for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
+      await this.mustStayInside(trx, model, id, caller, 'update');
       if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
       const record = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
-      return this.withMedia(trx, model, id, record, data, prepared, caller);
+      await loc.attachLocalizations(trx, model, [id], [record]);
+      const answer = await this.withMedia(trx, model, id, record, data, prepared, caller);
+      await annotate(trx, model, [answer], 'draft');
+      await w.record(trx, 'update', model, id, answer, mode, state, 'active');
+      return answer;
     });
+    await w.committed();
+    return out;
   }
 
-  async remove(model: ContentType, id: number, caller: Caller): Promise<ApiRecord> {
-    return this.withFiles(model, [], async (trx, obsolete) => this.removeOne(trx, model, id, caller, obsolete));
+  /**
+   * Issue 14: publish (or unpublish) entries: one id, or a bulk id list in one transaction. `locale` (i18n
+   * models): a code acts on that locale row of each entry, `all` on every locale (core/drafts/localized.ts).
+   */
+  async publish(model: ContentType, ids: number | unknown, caller: Caller, unpublish = false, locale: loc.LocaleChoice = null): Promise<ApiRecord[]> {
+    const list = typeof ids === 'number' ? [ids] : parseIdList(ids);
+    const kind = unpublish ? 'unpublish' : 'publish';
+    const w = this.effects.start(caller.actor);
+    const done = await this.withFiles(model, [], async (trx, obsolete) => {
+      await this.allExist(trx, model, list, 'active');
+      const out: ApiRecord[] = [];
+      const view = publishedView(this.deps.registry).get(model.name) as ContentType;
+      for (const named of list) {
+        const { rows, answer } = await publishTargets(trx, model, named, locale, unpublish);
+        let record: ApiRecord | null = null;
+        for (const id of rows) {
+          const state = await w.before(trx, kind, model, id, {}, kind);
+          if (unpublish) {
+            // The working row is locked first, as a publish locks it: the two never deadlock on the copy.
+            await workingRow(trx, model, id, this.deps.dialect.rowLocks);
+            for (const archived of await refuseOrphanedCopies(trx, model, id)) {
+              obsolete.push(...(await removeCopy(trx, model, archived)));
+              await repo.updateRow(trx, model, archived, { published_at: null });
+            }
+            if (await hasCopy(trx, model, id)) obsolete.push(...(await removeCopy(trx, model, id)));
+            await repo.updateRow(trx, model, id, { published_at: null });
+          } else {
+            await this.publishOne(trx, model, id, caller, obsolete);
+          }
+          // The event's record (issue 15): a publish announces the published copy, an unpublish the draft left.
+          const payload = await this.findOneAnswer(trx, model, id, 'active', unpublish ? 'draft' : 'published');
+          if (id === answer) {
+            record = unpublish ? await this.writeBack.read(trx, model, id, 'active', caller.unreadable) : await this.publishedBack.read(trx, view, id, 'active', caller.unreadable);
+            await loc.attachLocalizations(trx, unpublish ? model : view, [id], [record]);
+            await annotate(trx, unpublish ? model : view, [record], unpublish ? 'draft' : 'published');
+          }
+          await w.record(trx, kind, model, id, id === answer && record ? record : (payload ?? { id }), kind, state, 'active', payload);
+        }
+        out.push(record ?? (await this.writeBack.read(trx, model, answer, 'active', caller.unreadable)));
+      }
+      return out;
+    });
+    await w.committed();
+    return done;
+  }
+
+  private async publishOne(trx: Knex.Transaction, model: ContentType, id: number, _caller: Caller, obsolete: string[]): Promise<void> {
+    const row = await workingRow(trx, model, id, this.deps.dialect.rowLocks);
+    if (!row) throw new NotFoundError(`no ${model.name} with id ${id}`);
+    await refuseWithoutPublishedEntry(trx, model, row);
+    try {
+      obsolete.push(...(await writeCopy(trx, model, id, row, toIsoTimestamp(this.now()))));
+      await shareToCopies(trx, model, row);
+    } catch (e) {
+      const err = this.translated(e, model);
+      if (err instanceof ConflictError) throw new ConflictError(`cannot publish ${model.name} ${id}: a published entry already holds its unique value`, err.details);
+      throw err;
+    }
+  }
+
+  private async publishedAtOf(trx: Knex.Transaction, model: ContentType, id: number): Promise<unknown> {
+    const row = await repo.findById(trx, this.deps.dialect, model, id, 'inclusive', [{ name: 'publishedAt', column: 'published_at', type: 'datetime' }]);
+    return row ? ATTRIBUTE_KINDS.datetime.fromDb(row.published_at) : null;
+  }
+
+  /**
+   * `locale` (i18n models, issue 14): absent → the row `id` names; a code → that locale of the entry; `all` → every
+   * locale of the entry. The answer is the row `id` names (or, for a code, that locale's row).
+   */
+  async remove(model: ContentType, id: number, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord> {
+    const w = this.effects.start(caller.actor);
+    const out = await this.withFiles(model, [], async (trx, obsolete) => {
+      if (!model.i18n || locale === null) return this.removeOne(trx, model, id, caller, obsolete, w);
+      const named = await loc.localeRow(trx, model, id);
+      if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      if (locale !== loc.ALL_LOCALES) return this.removeOne(trx, model, await loc.rowFor(trx, model, id, locale, 'active'), caller, obsolete, w);
+      // the other locales first, the default-locale row last (it is refused while others remain)
+      const rows = (await loc.entryRows(trx, model, named.entry)).filter((r) => r.active).reverse();
+      let answer: ApiRecord | null = null;
+      for (const r of rows) {
+        const record = await this.removeOne(trx, model, r.id, caller, obsolete, w);
+        if (r.id === id) answer = record;
+      }
+      return answer ?? (await this.writeBack.read(trx, model, id, 'inclusive', caller.unreadable));
+    });
+    await w.committed();
+    return out;
   }
 
   async removeMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
-    return this.eachId(model, body, 'active', (trx, id, obsolete) => this.removeOne(trx, model, id, caller, obsolete));
+    const w = this.effects.start(caller.actor);
+    const out = await this.eachId(model, body, 'active', this.writeRule(model, caller), (trx, id, obsolete) => this.removeOne(trx, model, id, caller, obsolete, w));
+    await w.committed();
+    return out;
   }
 
-  async recover(model: ContentType, id: number, caller: Caller): Promise<ApiRecord> {
-    return this.transaction(model, async (trx) => this.recoverOne(trx, model, id, caller));
+  /** `locale` as for remove (issue 14): absent → the row `id` names; a code → that archived locale; `all` → every archived locale. */
+  async recover(model: ContentType, id: number, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord> {
+    const w = this.effects.start(caller.actor);
+    const out = await this.transaction(model, async (trx) => {
+      if (!model.i18n || locale === null) return this.recoverOne(trx, model, id, caller, w);
+      if (locale !== loc.ALL_LOCALES) return this.recoverOne(trx, model, await loc.rowFor(trx, model, id, locale, 'exclusive'), caller, w);
+      const named = await loc.localeRow(trx, model, id);
+      if (!named) throw new NotFoundError(`no archived ${model.name} with id ${id}`);
+      // the default-locale row first (the others are refused while it is archived)
+      const rows = (await loc.entryRows(trx, model, named.entry)).filter((r) => !r.active);
+      if (rows.length === 0) throw new NotFoundError(`no archived ${model.name} with id ${id}`);
+      let answer: ApiRecord | null = null;
+      for (const r of rows) {
+        const record = await this.recoverOne(trx, model, r.id, caller, w);
+        if (r.id === id) answer = record;
+      }
+      return answer ?? (await this.writeBack.read(trx, model, id, 'active', caller.unreadable));
+    });
+    await w.committed();
+    return out;
   }
 
   async recoverMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
-    return this.eachId(model, body, 'exclusive', (trx, id) => this.recoverOne(trx, model, id, caller));
+    const w = this.effects.start(caller.actor);
+    const out = await this.eachId(model, body, 'exclusive', this.writeRule(model, caller), (trx, id) => this.recoverOne(trx, model, id, caller, w));
+    await w.committed();
+    return out;
   }
 
   // ---- internals ----
+
+  /** The columns of a new entry's first row (issue 14). */
+  private newEntry(locale: string | null): Row {
+    return { [loc.LOCALE_COLUMN]: locale ?? this.locales.defaultLocale };
+  }
 
   private validators(model: ContentType): ModelValidators {
     const v = this.deps.validators.get(model.name);
@@ -309,25 +620,28 @@ export class RecordService {
     return record;
   }
 
-  private async mustExist(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'exclusive'): Promise<Row> {
-    const row = await repo.findById(trx, this.deps.dialect, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], true);
+  /** `rule`: the caller's rule for the action (issue 16); a record outside it answers 404 like a missing one. */
+  private async mustExist(trx: Knex.Transaction, model: ContentType, id: number, scope: 'active' | 'exclusive', rule: CheckedFilter | null = null): Promise<Row | undefined> {
+    const row = rule
+      ? (await repo.idsWhere(trx, this.deps.dialect, model, [id], scope, rule, true)).has(id) ? { id } : undefined
+      : await repo.findById(trx, this.deps.dialect, model, id, scope, [{ name: 'id', column: 'id', type: 'integer' }], true);
     if (!row) throw new NotFoundError(scope === 'active' ? `no ${model.name} with id ${id}` : `no archived ${model.name} with id ${id}`);
     return row;
   }
 
   /** A bulk call over ids: every id must exist in `scope` first, then all in one transaction. */
-  private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', fn: (trx: Knex.Transaction, id: number, obsolete: string[]) => Promise<ApiRecord>): Promise<ApiRecord[]> {
+  private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', rule: CheckedFilter | null, fn: (trx: Knex.Transaction, id: number, obsolete: string[]) => Promise<ApiRecord>): Promise<ApiRecord[]> {
     const ids = parseIdList(body);
     return this.withFiles(model, [], async (trx, obsolete) => {
-      await this.allExist(trx, model, ids, scope);
+      await this.allExist(trx, model, ids, scope, rule);
       const out: ApiRecord[] = [];
       for (const id of ids) out.push(await fn(trx, id, obsolete));
       return out;
     });
   }
 
-  private async allExist(trx: Knex.Transaction, model: ContentType, ids: readonly number[], scope: 'active' | 'exclusive'): Promise<void> {
-    const found = await repo.activeIds(trx, model, ids, scope);
+  private async allExist(trx: Knex.Transaction, model: ContentType, ids: readonly number[], scope: 'active' | 'exclusive', rule: CheckedFilter | null = null): Promise<void> {
+    const found = rule ? await repo.idsWhere(trx, this.deps.dialect, model, ids, scope, rule, true) : await repo.activeIds(trx, model, ids, scope);
     const missing = ids.filter((i) => !found.has(i));
     if (missing.length > 0) {
       throw new NotFoundError(`no ${scope === 'exclusive' ? 'archived ' : ''}${model.name} with id ${missing.join(', ')}`, { missingIds: missing });
@@ -339,19 +653,29 @@ export class RecordService {
    * transaction: the relation checks before it only read, and the statement is atomic by itself.
    */
   private isSingleStatement(model: ContentType, data: Record<string, unknown>, mode: WriteMode, prepared: readonly PreparedFile[]): boolean {
+    // Events and hooks run in the write's transaction (issue 15): the outbox row commits with the change.
+    if (this.effects.transactional) return false;
     if (prepared.length > 0 || mediaFields(model).some((f) => f.name in data)) return false;
     return !model.attributes.some((a) => a.kind === 'relation' && a.owner && a.joinTable && (a.name in data || mode === 'put'));
   }
 
   /** Inserts one record (its links and media too): the record as the write answers it. */
-  private async insert(db: repo.Db, model: ContentType, data: Record<string, unknown>, caller: Caller, prepared: readonly PreparedFile[] = []): Promise<{ id: number; record: ApiRecord }> {
+  /**
+   * `extra`: columns set besides the body's (issue 14: `locale_name`, the entry id and shared values of a new
+   * locale row). A row with `locale_name` and no entry id starts an entry: it points at itself.
+   */
+  private async insert(db: repo.Db, model: ContentType, data: Record<string, unknown>, caller: Caller, prepared: readonly PreparedFile[] = [], extra: Row = {}): Promise<{ id: number; record: ApiRecord }> {
     const { actor, unreadable } = caller;
     const { row, links, related } = await this.toRow(db, model, data, 'create', unreadable);
     const now = toIsoTimestamp(this.now());
-    Object.assign(row, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: authorOf(actor)?.id ?? null, updated_by_id: authorOf(actor)?.id ?? null });
-    const inserted = await repo.insertReturning(db, model, row, this.writeBack.columns(model));
+    Object.assign(row, extra, { created_at: now, updated_at: now, deleted_tracker: NOT_DELETED, created_by_id: authorOf(actor)?.id ?? null, updated_by_id: authorOf(actor)?.id ?? null });
+    const inserted = await repo.insertReturning(db, this.deps.dialect, model, row, this.writeBack.columns(model));
     const id = Number(inserted.id);
-    for (const [rel, ids] of links) await repo.setLinks(db, rel, id, ids);
+    if (model.i18n && extra[loc.ENTRY_COLUMN] === undefined) {
+      await loc.markEntry(db, model, id);
+      if (loc.ENTRY_COLUMN in inserted) inserted[loc.ENTRY_COLUMN] = id;
+    }
+    for (const [rel, ids] of links) await repo.setLinks(db, rel, model.i18n ? Number(extra[loc.ENTRY_COLUMN] ?? id) : id, ids);
     await this.deps.media?.write(db, model, id, data, prepared, true); // a new record has nothing to drop
     return { id, record: await this.writeBack.present(db, model, inserted, unreadable, related) };
   }
@@ -386,7 +710,9 @@ export class RecordService {
           const found = await repo.activeIds(trx, target, ids);
           const missing = ids.filter((i) => !found.has(i));
           if (missing.length > 0) fieldErrors[a.name] = [unreadable.has(target.name) ? INVALID_REFERENCE : `no ${target.name} with id ${missing.join(', ')}`];
-          links.push([a, ids]);
+          // issue 14: a link names the entry (any of its locale rows may be given)
+          const entries = target.i18n ? [...new Set(await Promise.all(ids.map((i) => loc.entryIdOf(trx, target, i))))] : ids;
+          links.push([a, entries]);
         } else if (a.joinTable && mode === 'put') {
           links.push([a, []]);
         }
@@ -416,7 +742,13 @@ export class RecordService {
     if (byKey !== undefined && a.userKeyField && target.userKey) {
       const keyAttr = target.byName.get(target.userKey);
       const column = keyAttr?.kind === 'scalar' ? keyAttr.column : target.userKey;
-      fromKey = await repo.idByColumn(trx, target, column, byKey);
+      // issue 14: a user key is unique per locale; it names an entry (the default locale's when several hold it)
+      const found = target.i18n ? await loc.entryByKey(trx, target, column, byKey, this.locales.defaultLocale) : await repo.idByColumn(trx, target, column, byKey);
+      if (found === 'ambiguous') {
+        errors[a.userKeyField] = [hidden ? INVALID_REFERENCE : `${JSON.stringify(byKey)} names several ${target.name} entries in other locales than ${this.locales.defaultLocale}: give ${idField}`];
+        return undefined;
+      }
+      fromKey = found;
       if (fromKey === undefined) {
         errors[a.userKeyField] = [hidden ? INVALID_REFERENCE : `no ${target.name} with ${target.userKey} ${JSON.stringify(byKey)}`];
         return undefined;
@@ -428,7 +760,8 @@ export class RecordService {
       related.set(a.name, null);
       return null;
     }
-    const id = byId as number;
+    // issue 14: a link names the entry (any of its locale rows may be given)
+    const id = byId === undefined || fromKey === undefined ? (byId as number) : await loc.entryIdOf(trx, target, byId as number);
     if (fromKey !== undefined && fromKey !== id) {
       errors[idField] = [hidden ? `contradicts ${a.userKeyField}` : `names ${target.name} ${id} but ${a.userKeyField} names ${fromKey}`];
       return undefined;
@@ -440,17 +773,29 @@ export class RecordService {
         return undefined;
       }
       related.set(a.name, found);
+      if (target.i18n) {
+        const entry = await loc.entryIdOf(trx, target, id);
+        if (entry !== id) related.delete(a.name); // the answer shows the entry's default-locale row
+        return entry;
+      }
     }
     return id;
   }
 
-  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[]): Promise<ApiRecord> {
+  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[], w: Write): Promise<ApiRecord> {
     const { actor, unreadable } = caller;
-    await this.mustExist(trx, model, id, 'active');
+    await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
+    if (model.i18n) {
+      const row = await loc.localeRow(trx, model, id);
+      if (row) loc.refuseOrphans(model, row, await loc.entryRows(trx, model, row.entry));
+    }
+    const state = await w.before(trx, 'delete', model, id, {}, 'delete');
     if (!model.softDelete) {
       // A model without soft delete loses the row for good; the answer shows it as it was.
       const before = await this.writeBack.read(trx, model, id, 'active', unreadable);
+      const payload = await w.payload(trx, model, id, 'active', before);
       // Its files go too (after commit); a soft-deleted record keeps them for a recover.
+      if (hasDrafts(model)) obsolete.push(...(await removeCopy(trx, model, id)));
       if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
       try {
         await repo.deleteRow(trx, model, id);
@@ -459,19 +804,34 @@ export class RecordService {
         if (this.deps.dialect.classifyError(e)?.kind === 'foreignKey') throw new ConflictError(`${model.name} ${id} is still referenced by other records`);
         throw e;
       }
-      return { ...before, updatedBy: updatedBy(actor) };
+      const answer = { ...before, updatedBy: updatedBy(actor) };
+      await w.record(trx, 'delete', model, id, answer, 'delete', state, 'active', payload);
+      return answer;
     }
     const now = toIsoTimestamp(this.now());
     // The tracker is unique per archived record, so two archived records may share a unique value (spec 3.1 rule 2).
+    // Issue 14: the published copy is archived with its entry; a copy in step with its draft stays so.
+    const synced = hasDrafts(model) && (await inSync(trx, model, id));
     await repo.updateRow(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, updated_at: now, updated_by_id: authorOf(actor)?.id ?? null });
-    return { ...(await this.writeBack.read(trx, model, id, 'inclusive', unreadable)), updatedBy: updatedBy(actor) };
+    if (hasDrafts(model)) await mirrorSoftDelete(trx, model, id, { deleted_at: now, deleted_tracker: `${now} #${id}`, ...(synced && { updated_at: now }) });
+    const answer = { ...(await this.writeBack.read(trx, model, id, 'inclusive', unreadable)), updatedBy: updatedBy(actor) };
+    await w.record(trx, 'delete', model, id, answer, 'delete', state, 'inclusive');
+    return answer;
   }
 
-  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller): Promise<ApiRecord> {
+  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, w: Write): Promise<ApiRecord> {
     const { actor, unreadable } = caller;
-    await this.mustExist(trx, model, id, 'exclusive');
+    await this.mustExist(trx, model, id, 'exclusive', this.writeRule(model, caller));
+    if (model.i18n) {
+      const row = await loc.localeRow(trx, model, id);
+      if (row) loc.refuseWithoutEntry(model, row, await loc.entryRows(trx, model, row.entry));
+    }
+    const state = await w.before(trx, 'recover', model, id, {}, 'recover');
     try {
-      await repo.updateRow(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, updated_at: toIsoTimestamp(this.now()), updated_by_id: authorOf(actor)?.id ?? null });
+      const synced = hasDrafts(model) && (await inSync(trx, model, id));
+      const at = toIsoTimestamp(this.now());
+      await repo.updateRow(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, updated_at: at, updated_by_id: authorOf(actor)?.id ?? null });
+      if (hasDrafts(model)) await mirrorSoftDelete(trx, model, id, { deleted_at: null, deleted_tracker: NOT_DELETED, ...(synced && { updated_at: at }) });
     } catch (e) {
       const err = this.translated(e, model);
       if (err instanceof ConflictError) {
@@ -480,6 +840,9 @@ export class RecordService {
       }
       throw err instanceof AppError ? err : e;
     }
-    return { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
+    const answer = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
+    await annotate(trx, model, [answer], 'draft');
+    await w.record(trx, 'recover', model, id, answer, 'recover', state, 'active');
+    return answer;
   }
 }

@@ -91,6 +91,7 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     index: raw.index ?? false,
     // spec: a password is private and stored hashed
     private: type === 'password' ? true : (raw.private ?? false),
+    ...(raw.shownOnce === true && { shownOnce: true as const }),
     ...(raw.default !== undefined && { default: raw.default }),
     ...(raw.min !== undefined && { min: raw.min }),
     ...(raw.max !== undefined && { max: raw.max }),
@@ -110,6 +111,22 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     if (problem) fail(doc, `${path}.${key}`, `${JSON.stringify(raw[key])} ${problem}`);
   }
   return attr;
+}
+
+/**
+ * `localized` (issue 14): only on `i18n: true` models; relations link entries, so every locale of an entry
+ * shares them (always `localized: false`); a media field keeps files per locale row (no `localized: false` yet).
+ */
+function localizedOption(doc: RawDocument, raw: RawContentType, name: string, a: RawAttribute): { localized?: boolean } {
+  const path = `attributes.${name}.localized`;
+  if (a.localized !== undefined && !raw.i18n) fail(doc, path, 'only models with i18n: true have locales');
+  if (!raw.i18n) return {};
+  if (a.type === 'relation') {
+    if (a.localized === true) fail(doc, path, 'relations link entries: every locale of an entry shares them');
+    return { localized: false };
+  }
+  if (a.type === 'media' && a.localized === false) fail(doc, path, 'media files are kept per locale; localized: false is not supported for media');
+  return { localized: a.localized ?? true };
 }
 
 function joinTableFor(owner: Draft, attrName: string, target: Draft): JoinTable {
@@ -204,10 +221,11 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
   };
   for (const [name, rawAttr] of Object.entries(raw.attributes)) {
     claim(name, name);
+    const localized = localizedOption(doc, raw, name, rawAttr);
     const st = scalarType(rawAttr.type);
     const write = checkWriteOptions(rawAttr, `attributes.${name}`, (p, m) => fail(doc, p, m));
     if (st) {
-      attributes.push({ ...buildScalar(doc, name, rawAttr, st), ...write });
+      attributes.push({ ...buildScalar(doc, name, rawAttr, st), ...write, ...localized });
     } else if (rawAttr.type === 'media') {
       refuseOptions(doc, `attributes.${name}`, rawAttr, [...RELATION_ONLY, ...SCALAR_ONLY]);
       attributes.push({
@@ -219,13 +237,14 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
         private: rawAttr.private ?? false,
         ...(rawAttr.description !== undefined && { description: rawAttr.description }),
         ...write,
+        ...localized,
       });
     } else {
       const rel = buildRelation(doc, draft, name, rawAttr, drafts);
       if (rel.idField) claim(rel.idField, name);
       if (rel.userKeyField) claim(rel.userKeyField, name);
       if (write.writeAction !== undefined && (!rel.owner || rel.private)) fail(doc, `attributes.${name}.writeAction`, 'this relation is not written through the API (an inverse or private side)');
-      attributes.push({ ...rel, ...write });
+      attributes.push({ ...rel, ...write, ...localized });
     }
   }
   const columns = new Map<string, string>();
@@ -259,6 +278,8 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
     description: raw.description ?? '',
     table: draft.table,
     softDelete: raw.softDelete ?? false,
+    i18n: raw.i18n ?? false,
+    ...(raw.draftAndPublish === true && { draftAndPublish: true }),
     userKey: raw.userKey ?? null,
     attributes,
     byName,

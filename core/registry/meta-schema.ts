@@ -32,7 +32,9 @@ const attribute = {
     mappedBy: { type: 'string' },
     onDelete: { enum: ['restrict', 'set null', 'cascade'] },
     writable: { type: 'boolean' },
+    shownOnce: { type: 'boolean' },
     writeAction: { type: 'string', pattern: ACTION_NAME.source },
+    localized: { type: 'boolean' },
   },
 } as const;
 
@@ -53,6 +55,8 @@ export const CONTENT_TYPE_META_SCHEMA = {
     description: { type: 'string' },
     table: { type: 'string', pattern: SQL_IDENTIFIER.source },
     softDelete: { type: 'boolean' },
+    i18n: { type: 'boolean' },
+    draftAndPublish: { type: 'boolean' },
     userKey: { type: 'string' },
     internal: { type: 'boolean' },
     api: { type: 'boolean' },
@@ -102,7 +106,9 @@ export interface RawAttribute {
   mappedBy?: string;
   onDelete?: 'restrict' | 'set null' | 'cascade';
   writable?: boolean;
+  shownOnce?: boolean;
   writeAction?: string;
+  localized?: boolean;
 }
 
 export interface RawContentType {
@@ -111,6 +117,8 @@ export interface RawContentType {
   description?: string;
   table?: string;
   softDelete?: boolean;
+  i18n?: boolean;
+  draftAndPublish?: boolean;
   userKey?: string;
   internal?: boolean;
   api?: boolean;

@@ -5,7 +5,7 @@
  * item 11: a new model is not readable by every signed-in user at once).
  */
 import type { RawContentType } from './meta-schema';
-import { type Attribute, PERMISSION_ROLES, type PermissionRole, RECORD_ACTIONS } from './types';
+import { type Attribute, DRAFT_ACTIONS, PERMISSION_ROLES, type PermissionRole, RECORD_ACTIONS } from './types';
 
 export interface ModelPermissions {
   readonly actions: readonly string[];
@@ -14,7 +14,7 @@ export interface ModelPermissions {
 
 /** `fail(path, problem)` throws the boot error naming the file. */
 export function buildPermissions(raw: RawContentType, attributes: readonly Attribute[], fail: (path: string, problem: string) => never): ModelPermissions {
-  const actions: string[] = [...RECORD_ACTIONS];
+  const actions: string[] = [...RECORD_ACTIONS, ...(raw.draftAndPublish === true ? DRAFT_ACTIONS : [])];
   for (const a of attributes) if (a.writeAction !== undefined && !actions.includes(a.writeAction)) actions.push(a.writeAction);
   const declared = raw.permissions ?? {};
   if (raw.api === false && Object.values(declared).some((list) => list && list.length > 0)) {
@@ -40,7 +40,7 @@ export function checkWriteOptions(
 ): { writable?: false; writeAction?: string } {
   const writable = raw.writable ?? true;
   const writeAction = raw.writeAction ?? null;
-  if (writeAction !== null && (RECORD_ACTIONS as readonly string[]).includes(writeAction)) {
+  if (writeAction !== null && ([...RECORD_ACTIONS, ...DRAFT_ACTIONS] as readonly string[]).includes(writeAction)) {
     fail(`${path}.writeAction`, `"${writeAction}" is a record action; name an action of its own (such as assignRoles)`);
   }
   if (!writable && writeAction !== null) fail(`${path}.writeAction`, 'an attribute that is not writable (writable: false) has no write action');

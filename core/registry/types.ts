@@ -14,6 +14,12 @@ export const RECORD_ACTIONS = ['find', 'findOne', 'create', 'update', 'delete', 
 export type RecordAction = (typeof RECORD_ACTIONS)[number];
 
 /**
+ * The actions a `draftAndPublish` model adds (issue 14): `publish` guards publish / unpublish and a
+ * create that publishes at once; `findDrafts` guards reading the working copies (`status=draft`).
+ */
+export const DRAFT_ACTIONS = ['publish', 'findDrafts'] as const;
+
+/**
  * The roles a model's YAML `permissions:` may grant to (CONTRACT: the seeded roles). `admin` holds every
  * permission anyway; other roles are made and granted through the API or the CLI.
  */
@@ -35,9 +41,19 @@ interface AttributeBase {
    * besides create / update (e.g. `user.assignRoles` guards `user.roles`). Absent: no extra permission.
    */
   readonly writeAction?: string;
+  /**
+   * Models with `i18n: true` (issue 14): false (YAML `localized: false`) when every locale of an entry shares
+   * the value, e.g. a price. Relations are always shared (they link entries); absent: true.
+   */
+  readonly localized?: boolean;
 }
 
 export interface ScalarAttribute extends AttributeBase {
+  /**
+   * YAML `shownOnce: true` on a private attribute: the server sets it at creation and the creation
+   * answer alone carries it (a webhook's signing secret); documented as an optional answer field.
+   */
+  readonly shownOnce?: true;
   readonly kind: 'scalar';
   readonly type: ScalarType;
   readonly column: string;
@@ -104,6 +120,13 @@ export interface ContentType {
   readonly description: string;
   readonly table: string;
   readonly softDelete: boolean;
+  /** YAML `i18n: true` (issue 14): each locale of an entry is a row of its own (`localeName`, `defaultEntityLocaleId`). */
+  readonly i18n: boolean;
+  /**
+   * YAML `draftAndPublish: true` (issue 14): the table holds the editors' working copy (the draft) and a
+   * shadow table `<table>__published` the published copy of each entry (core/drafts/). Absent: false.
+   */
+  readonly draftAndPublish?: boolean;
   /** Attribute name of the alternative key other models may use to name a record. */
   readonly userKey: string | null;
   readonly attributes: readonly Attribute[];

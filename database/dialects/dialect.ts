@@ -1,4 +1,4 @@
-/** Everything that differs between SQLite and PostgreSQL, behind one interface (DESIGN habit 7). */
+/** Everything that differs between SQLite, PostgreSQL and MariaDB/MySQL, behind one interface (DESIGN habit 7). */
 import type { Knex } from 'knex';
 import type { BucketFormat, BucketZone, Granularity } from '../../core/query/group-vocabulary';
 
@@ -25,8 +25,19 @@ export interface SqlFragment {
   readonly bindings: readonly unknown[];
 }
 
+/** What `Dialect.claimRows` updates: fragments with `??` / `?` placeholders. */
+export interface ClaimRows {
+  readonly table: string;
+  /** The assignments (`?? = ?, …`). */
+  readonly set: SqlFragment;
+  /** `SELECT x.id FROM ?? x WHERE … ORDER BY … LIMIT ?`, without FOR UPDATE. */
+  readonly candidates: SqlFragment;
+  /** Columns answered for each claimed row, besides `id`. */
+  readonly columns: readonly string[];
+}
+
 export interface Dialect {
-  readonly name: 'sqlite' | 'postgres';
+  readonly name: 'sqlite' | 'postgres' | 'mysql';
   /** SELECT … FOR UPDATE is meaningful (SQLite serializes writers anyway). */
   readonly rowLocks: boolean;
   /** The rows of a `knex.raw` SELECT (the drivers answer in different shapes). */
@@ -38,6 +49,42 @@ export interface Dialect {
    * (`B` < `a`) on both databases, whatever collation a PostgreSQL database was created with.
    */
   byteOrdered(column: string): SqlFragment;
+  /**
+   * INSERT of one row answering the stored row's `columns` (`INSERT … RETURNING` where the database
+   * has it; MySQL has none: the row is read back by its new id on the same connection).
+   */
+  insertReturning(db: Knex, table: string, row: Record<string, unknown>, columns: readonly string[]): Promise<Record<string, unknown>>;
+  /**
+   * INSERT of one row answering its new `id` and the value of each of `expressions` (SQL with `?`
+   * bindings, e.g. a probe of another table or `pg_notify(…)`), in one `INSERT … RETURNING id, <expr>…`
+   * where the database has it; MySQL: the INSERT, then one SELECT of the expressions on the same
+   * connection (MariaDB refuses a RETURNING subquery on the table it inserts into).
+   */
+  insertWithExpressions(db: Knex, table: string, row: Record<string, unknown>, expressions: readonly SqlFragment[]): Promise<{ id: number; values: unknown[] }>;
+  /** UPDATE of the rows matching `where` (at most one: `where` names an id) answering the row's `columns`; undefined when none matched. */
+  updateReturning(db: Knex, table: string, where: Record<string, unknown>, row: Record<string, unknown>, columns: readonly string[]): Promise<Record<string, unknown> | undefined>;
+  /**
+   * `ASC`/`DESC` with NULLs as the smallest value (first ascending, last descending): `NULLS FIRST|LAST`
+   * spelled out where the database takes it; MySQL has no such clause and sorts NULLs so already.
+   */
+  sortDirection(direction: 'asc' | 'desc'): string;
+  /**
+   * A last ORDER BY term of a grouped Find (after every group key, so it never changes the order), or
+   * null. MariaDB drops an ORDER BY that repeats its GROUP BY when the query also has COUNT(DISTINCT …)
+   * and a window function (the groups then come in hash order): one more term keeps it.
+   */
+  readonly groupedOrderTail: string | null;
+  /** Refreshes the planner's statistics of `tables` (after a bulk load: the bench's seeding). */
+  analyze(db: Knex, tables: readonly string[]): Promise<void>;
+  /**
+   * Claims rows for one worker among several: `UPDATE table SET set WHERE id IN (candidates)`, where
+   * `candidates` is a `SELECT <alias>.id FROM table <alias> … ORDER BY … LIMIT n` (no locking clause),
+   * answering the claimed rows' `id` and `columns`. Candidates another transaction holds are skipped
+   * (`FOR UPDATE SKIP LOCKED` where there are row locks), so two workers never claim the same row.
+   * RETURNING in one statement on SQLite/PostgreSQL; MySQL has neither RETURNING nor an UPDATE whose
+   * subquery reads its own table: lock the candidates, update them, read them back, in one transaction.
+   */
+  claimRows(db: Knex, claim: ClaimRows): Promise<Record<string, unknown>[]>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -72,3 +119,40 @@ export function likePattern(value: string, mode: LikeOptions['mode']): string {
   const v = escapeLike(value);
   return mode === 'contains' ? `%${v}%` : mode === 'startsWith' ? `${v}%` : `%${v}`;
 }
+
+type Row = Record<string, unknown>;
+
+/** `insertReturning` / `updateReturning` of the databases that have RETURNING (SQLite 3.35+, PostgreSQL). */
+export const withReturning: Pick<Dialect, 'insertReturning' | 'updateReturning'> = {
+  async insertReturning(db, table, row, columns) {
+    const [inserted] = (await db(table).insert(row).returning([...columns])) as Row[];
+    return inserted;
+  },
+  async updateReturning(db, table, where, row, columns) {
+    const [updated] = (await db(table).where(where).update(row).returning([...columns])) as Row[];
+    return updated;
+  },
+};
+
+/** `insertWithExpressions` as one `INSERT … RETURNING id, <expr> AS extra_<i>` (SQLite 3.35+, PostgreSQL). */
+export function insertWithReturning(rawRows: Dialect['rawRows']): Dialect['insertWithExpressions'] {
+  return async (db, table, row, expressions) => {
+    const insert = db(table).insert(row).toSQL();
+    const returning = expressions.map((x, i) => `, ${x.sql} AS extra_${i}`).join('');
+    const [r] = rawRows(await db.raw(`${insert.sql} RETURNING id${returning}`, [...(insert.bindings as Knex.RawBinding[]), ...expressions.flatMap((x) => x.bindings as Knex.RawBinding[])]));
+    return { id: Number(r.id), values: expressions.map((_, i) => r[`extra_${i}`]) };
+  };
+}
+
+/** `claimRows` as one `UPDATE … WHERE id IN (… [FOR UPDATE SKIP LOCKED]) RETURNING …` (SQLite 3.35+ without the lock, PostgreSQL with it). */
+export function claimWithReturning(rowLocks: boolean, rawRows: Dialect['rawRows']): Dialect['claimRows'] {
+  return async (db, { table, set, candidates, columns }) => {
+    const lock = rowLocks ? ' FOR UPDATE SKIP LOCKED' : '';
+    const sql = `UPDATE ?? SET ${set.sql} WHERE id IN (${candidates.sql}${lock}) RETURNING id${columns.map(() => ', ??').join('')}`;
+    const result = await db.raw(sql, [table, ...set.bindings, ...candidates.bindings, ...columns] as Knex.RawBinding[]);
+    return rawRows(result);
+  };
+}
+
+/** `sortDirection` of the databases that take `NULLS FIRST|LAST` (SQLite 3.30+, PostgreSQL). */
+export const nullsSpelledOut = (direction: 'asc' | 'desc'): string => (direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST');

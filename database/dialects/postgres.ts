@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, likePattern } from './dialect';
+import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, withReturning } from './dialect';
 import { postgresDates } from './postgres-dates';
 
 interface PgError {
@@ -46,10 +46,20 @@ function isUnavailable(err: unknown, depth = 0): boolean {
   return Array.isArray(e.errors) && e.errors.some((x) => isUnavailable(x, depth + 1));
 }
 
+const rawRows: Dialect['rawRows'] = (result) => (result as { rows: Record<string, unknown>[] }).rows;
+
 export const postgresDialect: Dialect = {
   ...postgresDates,
+  ...withReturning,
+  insertWithExpressions: insertWithReturning(rawRows),
+  groupedOrderTail: null,
+  async analyze(db) {
+    await db.raw('ANALYZE');
+  },
+  sortDirection: nullsSpelledOut,
   rowLocks: true,
-  rawRows: (result) => (result as { rows: Record<string, unknown>[] }).rows,
+  rawRows,
+  claimRows: claimWithReturning(true, rawRows),
   name: 'postgres',
 
   like(column, value, { caseInsensitive, mode }) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, likePattern } from './dialect';
+import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, withReturning } from './dialect';
 import { sqliteDates } from './sqlite-dates';
 
 function errCode(err: unknown): string | undefined {
@@ -14,10 +14,20 @@ function constraintColumns(message: string): { table: string | null; columns: st
   return { table: parts[0]?.length === 2 ? parts[0][0] : null, columns: parts.map((p) => p[p.length - 1]) };
 }
 
+const rawRows: Dialect['rawRows'] = (result) => result as Record<string, unknown>[];
+
 export const sqliteDialect: Dialect = {
   ...sqliteDates,
+  ...withReturning,
+  insertWithExpressions: insertWithReturning(rawRows),
+  groupedOrderTail: null,
+  async analyze(db) {
+    await db.raw('ANALYZE');
+  },
+  sortDirection: nullsSpelledOut,
   rowLocks: false,
-  rawRows: (result) => result as Record<string, unknown>[],
+  rawRows,
+  claimRows: claimWithReturning(false, rawRows),
   name: 'sqlite',
 
   like(column, value, { caseInsensitive, mode }) {

@@ -4,7 +4,9 @@ import { ATTRIBUTE_KINDS } from '../../core/registry/attribute-kinds';
 import { foldColumnName, isFolded } from '../../core/registry/fold';
 import { snakeCase } from '../../core/registry/naming';
 import { type ContentType, NOT_DELETED, type Registry } from '../../core/registry/types';
-import { MEDIA_TABLE, mediaTableDef } from '../../core/media/table';
+import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, mediaTableDef } from '../../core/media/table';
+import { EVENTS_TABLE, eventsTableDef } from '../../core/events/table';
+import { publishedTable } from '../../core/drafts/names';
 import type { ColumnDef, IndexDef, SchemaDef, TableDef } from './types';
 
 const TIMESTAMP = { method: 'timestamp', args: [{ useTz: true, precision: 3 }] } as const;
@@ -36,15 +38,16 @@ function dbDefault(v: unknown): string | number | boolean | undefined {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
 }
 
-function modelTable(ct: ContentType, registry: Registry): TableDef {
+function modelTable(ct: ContentType, registry: Registry, table: string = ct.table): TableDef {
   const columns = systemColumns();
   const indexes: IndexDef[] = [];
   const addIndex = (cols: string[], unique: boolean): void => {
-    const name = indexName(ct.table, cols, unique);
+    const name = indexName(table, cols, unique);
     if (!indexes.some((i) => i.name === name)) indexes.push({ name, columns: cols, unique });
   };
   // spec 3.1 rule 2: on soft-delete models a unique value is unique together with deleted_tracker.
-  const uniqueCols = (col: string): string[] => (ct.softDelete ? [col, 'deleted_tracker'] : [col]);
+  // Issue 14: on i18n models a unique value is unique per locale (each locale of an entry is a row).
+  const uniqueCols = (col: string): string[] => [col, ...(ct.i18n ? ['locale_name'] : []), ...(ct.softDelete ? ['deleted_tracker'] : [])];
   for (const a of ct.attributes) {
     if (a.kind === 'scalar') {
       const def = dbDefault(a.default);
@@ -66,7 +69,9 @@ function modelTable(ct: ContentType, registry: Registry): TableDef {
         });
       }
       if (a.unique) addIndex(uniqueCols(a.column), true);
-      else if (a.index) addIndex([a.column], false);
+      // Issue 17: on soft-delete models an `index: true` column is indexed with the tracker and id, so an
+      // equality filter on it counts the active rows and reads a page in id order from the index alone.
+      else if (a.index) addIndex(ct.softDelete ? [a.column, 'deleted_tracker', 'id'] : [a.column], false);
     } else if (a.kind === 'relation' && a.column) {
       const target = registry.get(a.target);
       if (!target) continue;
@@ -76,7 +81,29 @@ function modelTable(ct: ContentType, registry: Registry): TableDef {
     }
   }
   for (const ix of ct.indexes) addIndex([...ix.columns], ix.unique);
-  return { name: ct.table, columns, indexes };
+  // The rows of one entry are looked up by its default-locale row's id (issue 14).
+  if (ct.i18n) addIndex(['default_entity_locale_id', 'locale_name'], false);
+  return { name: table, columns, indexes };
+}
+
+/**
+ * Issue 14: a `draftAndPublish` model's published copies: `<table>__published` with the same columns,
+ * ids and (separately named, separately enforced) indexes, and a published copy of each join table it
+ * owns. Foreign keys of the copy point at the target's own table (the entry), as the draft's do.
+ */
+function publishedTables(ct: ContentType, registry: Registry): TableDef[] {
+  if (ct.draftAndPublish !== true) return [];
+  const shadow = { ...modelTable(ct, registry, publishedTable(ct.table)), publishedOf: ct.table, publishedModel: ct.name };
+  const joins = joinTables(ct, registry).map((j) => {
+    const name = publishedTable(j.name);
+    return {
+      name,
+      publishedOf: j.name,
+      columns: j.columns.map((c) => (c.references?.table === ct.table && c.name !== j.columns[2].name ? { ...c, references: { ...c.references, table: shadow.name } } : c)),
+      indexes: j.indexes.map((ix) => ({ ...ix, name: indexName(name, ix.columns, ix.unique) })),
+    };
+  });
+  return [shadow, ...joins];
 }
 
 function joinTables(ct: ContentType, registry: Registry): TableDef[] {
@@ -104,13 +131,18 @@ function joinTables(ct: ContentType, registry: Registry): TableDef[] {
 
 /** The schema the registry needs. Tables come in dependency order (referenced tables first). */
 export function desiredSchema(registry: Registry): SchemaDef {
-  const tables = registry.contentTypes.flatMap((ct) => [modelTable(ct, registry), ...joinTables(ct, registry)]);
+  const tables = registry.contentTypes.flatMap((ct) => [modelTable(ct, registry), ...joinTables(ct, registry), ...publishedTables(ct, registry)]);
   // The media table exists once some model has a media field (issue 6); a model may not take its name.
   if (registry.contentTypes.some((ct) => ct.attributes.some((a) => a.kind === 'media'))) {
     const clash = tables.find((t) => t.name === MEDIA_TABLE);
     if (clash) throw new Error(`table "${MEDIA_TABLE}" is reserved for media; give the model another table name`);
     tables.push(mediaTableDef());
+    const drafted = registry.contentTypes.some((ct) => ct.draftAndPublish === true && ct.attributes.some((a) => a.kind === 'media'));
+    if (drafted) tables.push(mediaTableDef(PUBLISHED_MEDIA_TABLE));
   }
+  // The event outbox (issue 15): every registry has it; a model may not take its name.
+  if (tables.some((t) => t.name === EVENTS_TABLE)) throw new Error(`table "${EVENTS_TABLE}" is reserved for the event outbox; give the model another table name`);
+  tables.push(eventsTableDef());
   return { version: 1, tables: orderByDependency(tables) };
 }
 

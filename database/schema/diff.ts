@@ -1,5 +1,6 @@
 /** (last snapshot, desired) → the operations that take one to the other (pure). */
 import { orderByDependency } from './desired';
+import { PUBLISHED_MEDIA_TABLE } from '../../core/media/table';
 import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
 
 /** A column's identity without the rename hint. */
@@ -28,7 +29,9 @@ export function diffSchemas(from: SchemaDef | null, to: SchemaDef): SchemaDiff {
   const dropped = orderByDependency([...before.values()].filter((t) => !after.has(t.name))).reverse();
   for (const table of dropped) {
     ops.push({ op: 'dropTable', table });
-    destructive.push(`drop table ${table.name}`);
+    // Issue 14: a shadow of published copies whose table stays is written back into it first (to-migration.ts).
+    const shadow = table.publishedOf !== undefined ? after.has(table.publishedOf) : table.name === PUBLISHED_MEDIA_TABLE;
+    if (!shadow) destructive.push(`drop table ${table.name}`);
   }
   return { ops, destructive };
 }

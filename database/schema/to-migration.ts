@@ -1,5 +1,6 @@
 /** SchemaDiff → the source text of a reviewed knex migration (pure). */
 import { foldText } from '../../core/registry/fold';
+import { publishHelpers, publishOnLines, restoreOffLines } from './publish-migration';
 import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
 
 const q = (v: unknown): string => JSON.stringify(v);
@@ -139,11 +140,30 @@ function backfillHelper(): string[] {
   ];
 }
 
+/** The index every i18n model's table has (database/schema/desired.ts): its arrival on a table marks `i18n: true` turned on. */
+const ENTRY_INDEX = 'default_entity_locale_id,locale_name';
+
+/**
+ * Issue 14: a model that turns `i18n: true` on keeps its rows visible: each becomes an entry of its own
+ * in the default locale (DEFAULT_LOCALE when the migration was made), pointing at itself.
+ */
+function localeBackfills(ops: readonly MigrationOp[], defaultLocale: string): string[] {
+  const created = new Set(ops.flatMap((op) => (op.op === 'createTable' ? [op.table.name] : [])));
+  return ops.flatMap((op) =>
+    op.op === 'addIndex' && op.index.columns.join(',') === ENTRY_INDEX && !created.has(op.table)
+      ? [`await knex(${q(op.table)}).whereNull('locale_name').update({ locale_name: ${q(defaultLocale)}, default_entity_locale_id: knex.ref('id') });`]
+      : [],
+  );
+}
+
 /** The full migration module: up, down and the schema snapshot the next diff starts from. */
-export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: SchemaDef, generatedAt: Date): string {
+export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: SchemaDef, generatedAt: Date, defaultLocale = 'en'): string {
   const indent = (s: string): string => `  ${s}`;
-  const fills = backfills(diff.ops);
-  const up = [...diff.ops.map(upOf), ...fills].map(indent).join('\n');
+  const fills = [...localeBackfills(diff.ops, defaultLocale), ...backfills(diff.ops)];
+  const kept = new Set(snapshot.tables.map((t) => t.name));
+  const restores = restoreOffLines(diff.ops, kept);
+  const publishes = publishOnLines(diff.ops);
+  const up = [...restores, ...diff.ops.map(upOf), ...fills, ...publishes].map(indent).join('\n');
   const down = [...diff.ops].reverse().map(downOf).map(indent).join('\n');
   return [
     `// Migration "${name}", generated from the content-type registry on ${generatedAt.toISOString()}.`,
@@ -161,7 +181,8 @@ export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: Sche
     '',
     '/** The schema after this migration: the next `migrate:make` diffs the registry against it. */',
     `exports.snapshot = ${JSON.stringify(snapshot)};`,
-    ...(fills.length > 0 ? backfillHelper() : []),
+    ...(backfills(diff.ops).length > 0 ? backfillHelper() : []),
+    ...(restores.length + publishes.length > 0 ? publishHelpers() : []),
     '',
   ].join('\n');
 }

@@ -22,6 +22,14 @@ export interface IndexDef {
 
 export interface TableDef {
   readonly name: string;
+  /**
+   * A shadow table holding the published copies of `publishedOf`'s rows (issue 14, core/drafts/). A
+   * migration that creates it for a table with rows publishes them; one that drops it while the table
+   * stays first writes the published copies back into the table.
+   */
+  readonly publishedOf?: string;
+  /** On a model's shadow table: the model name, whose media rows a migration publishes or writes back. */
+  readonly publishedModel?: string;
   readonly columns: readonly ColumnDef[];
   readonly indexes: readonly IndexDef[];
 }

@@ -244,6 +244,126 @@ export interface paths {
         patch: operations["updateInstitute"];
         trace?: never;
     };
+    "/api/access-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List access-rule records
+         * @description Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.
+         */
+        get: operations["findAccessRule"];
+        put?: never;
+        /**
+         * Create a access-rule record
+         * @description Create (spec 4.3). Answers the record with its relations populated.
+         */
+        post: operations["createAccessRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/access-rule/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many access-rule records
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         */
+        post: operations["createManyAccessRule"];
+        /**
+         * Delete many access-rule records
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         */
+        delete: operations["deleteManyAccessRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/access-rule/recover/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover many archived access-rule records
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         */
+        post: operations["recoverManyAccessRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/access-rule/recover/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an archived access-rule record
+         * @description Recover (spec 3.1): the archived record becomes active again; 409 when an active record holds one of its unique values. This model has no soft delete: every id answers 404.
+         */
+        post: operations["recoverAccessRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/access-rule/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one access-rule record
+         * @description FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.
+         */
+        get: operations["findOneAccessRule"];
+        /**
+         * Replace a access-rule record (PUT)
+         * @description Full update (spec 4.3): fields left out return to their default or null; idempotent. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        put: operations["replaceAccessRule"];
+        post?: never;
+        /**
+         * Delete a access-rule record
+         * @description This model has no soft delete: the row is removed for good; a record others still reference answers 409.
+         */
+        delete: operations["deleteAccessRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a access-rule record (PATCH)
+         * @description Partial update (spec 4.3): only the given fields change. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        patch: operations["updateAccessRule"];
+        trace?: never;
+    };
     "/api/permission": {
         parameters: {
             query?: never;
@@ -604,6 +724,246 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/api/webhook-delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook-delivery records
+         * @description Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.
+         */
+        get: operations["findWebhookDelivery"];
+        put?: never;
+        /**
+         * Create a webhook-delivery record
+         * @description Create (spec 4.3). Answers the record with its relations populated.
+         */
+        post: operations["createWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-delivery/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many webhook-delivery records
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         */
+        post: operations["createManyWebhookDelivery"];
+        /**
+         * Delete many webhook-delivery records
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         */
+        delete: operations["deleteManyWebhookDelivery"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-delivery/recover/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover many archived webhook-delivery records
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         */
+        post: operations["recoverManyWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-delivery/recover/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an archived webhook-delivery record
+         * @description Recover (spec 3.1): the archived record becomes active again; 409 when an active record holds one of its unique values. This model has no soft delete: every id answers 404.
+         */
+        post: operations["recoverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-delivery/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one webhook-delivery record
+         * @description FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.
+         */
+        get: operations["findOneWebhookDelivery"];
+        /**
+         * Replace a webhook-delivery record (PUT)
+         * @description Full update (spec 4.3): fields left out return to their default or null; idempotent. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        put: operations["replaceWebhookDelivery"];
+        post?: never;
+        /**
+         * Delete a webhook-delivery record
+         * @description This model has no soft delete: the row is removed for good; a record others still reference answers 409.
+         */
+        delete: operations["deleteWebhookDelivery"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook-delivery record (PATCH)
+         * @description Partial update (spec 4.3): only the given fields change. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        patch: operations["updateWebhookDelivery"];
+        trace?: never;
+    };
+    "/api/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook records
+         * @description Find (spec 4.3): filters, sort, paging, field selection, populate, media, soft-delete scope, grouping and aggregation.
+         */
+        get: operations["findWebhook"];
+        put?: never;
+        /**
+         * Create a webhook record
+         * @description Create (spec 4.3). Answers the record with its relations populated.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many webhook records
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         */
+        post: operations["createManyWebhook"];
+        /**
+         * Delete many webhook records
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         */
+        delete: operations["deleteManyWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook/recover/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover many archived webhook records
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         */
+        post: operations["recoverManyWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook/recover/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an archived webhook record
+         * @description Recover (spec 3.1): the archived record becomes active again; 409 when an active record holds one of its unique values. This model has no soft delete: every id answers 404.
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one webhook record
+         * @description FindOne (spec 4.3): the record itself, not enveloped; `_media` when `populateMedia` names media fields.
+         */
+        get: operations["findOneWebhook"];
+        /**
+         * Replace a webhook record (PUT)
+         * @description Full update (spec 4.3): fields left out return to their default or null; idempotent. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        put: operations["replaceWebhook"];
+        post?: never;
+        /**
+         * Delete a webhook record
+         * @description This model has no soft delete: the row is removed for good; a record others still reference answers 409.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook record (PATCH)
+         * @description Partial update (spec 4.3): only the given fields change. With files: multipart/form-data with `updateDto` (JSON) and `files`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -895,6 +1255,56 @@ export interface paths {
         put?: never;
         /** Confirm a sign-in code: tokens (null, with `pending` sources, while codes sent to other sources are still unconfirmed) */
         post: operations["iamOtpLoginConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscribe to live changes (Server-Sent Events)
+         * @description Server-Sent Events: the committed changes of the named models that the caller may read, as they happen.
+         *
+         *     Each event is `id: <outbox id>`, `event: <type>` (`record.create`, `record.update`, `record.delete`, `record.recover`, `record.publish`, `record.unpublish` (a draft-enabled model's stream needs `findDrafts` too), and `user.create` / `user.delete` on `models=user`), and one `data:` line of JSON: `{ id, type, model, recordId, time, record }`, `record` as FindOne answers it to this caller (private fields and fields outside its field list removed).
+         *
+         *     * **Auth**: `Authorization: Bearer <access token or API token>`, or (browsers' EventSource, which cannot send headers) `?ticket=` from `POST /api/realtime/ticket`. A JWT is never taken from the URL. Without either the caller is the public role.
+         *     * **Permissions at send time**: `<model>.find` is asked of the Authorizer for every event (re-read at most every 250 ms, cached by the identity plugin for 0.5 s): a revoked permission stops that model's events within a second. A session or token that ends while connected ends the stream with an `event: error` frame (`{ error: { status: 401, … } }`).
+         *     * **Filters**: `filters[...]` as on Find (same syntax, checks and messages), applied to every named model and evaluated in SQL against the record as stored when the event is sent. A delete reaches a filtered stream when the archived record matches (soft-delete models); a record that is gone matches no filter.
+         *     * **Resume**: `Last-Event-ID` (EventSource sends it when it reconnects; or `?lastEventId=`) replays the events after it, at most `REALTIME_RESUME_WINDOW` (1000) events back; further back (or past what the outbox still keeps) answers 410: reload the data, then subscribe without it.
+         *     * **Heartbeat**: a `: heartbeat` comment every `REALTIME_HEARTBEAT` (15 s).
+         *     * **Slow clients**: more than `REALTIME_QUEUE_MAX` (1000) events waiting for one connection end it (reconnect with Last-Event-ID).
+         *     * **Limit**: `REALTIME_MAX_CONNECTIONS` (10) open streams per caller on one node; 429 beyond.
+         */
+        get: operations["realtimeStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/realtime/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived ticket to open a stream with EventSource
+         * @description Seals the caller's bearer for GET /api/realtime?ticket=… (browsers' EventSource cannot send headers; a JWT must not travel in a URL). Valid for REALTIME_TICKET_TTL (30 s), on any node sharing IAM_JWT_SECRET; the stream re-checks the credentials it stands for as it runs.
+         */
+        post: operations["realtimeTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1663,6 +2073,271 @@ export interface components {
             /** @description The institute's logo (an image). */
             logo?: components["schemas"]["MediaFile"][];
         };
+        /** @description Access rule: A permission held on the rows a filter matches, or on some fields only. Only `id` is always present: `fields` narrows the rest. */
+        AccessRule: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @description Id of the related role (relation `role`). */
+            roleId?: number | null;
+            /** @description The related role; present when `populate` names `role` (write endpoints always populate it: as `{ id }` alone for a caller without `role.find`). */
+            role?: components["schemas"]["Role"] | null;
+            /** @description Id of the related api-token (relation `apiToken`). */
+            apiTokenId?: number | null;
+            /** @description The related api-token; present when `populate` names `apiToken` (write endpoints always populate it: as `{ id }` alone for a caller without `api-token.find`). */
+            apiToken?: components["schemas"]["ApiToken"] | null;
+            /** @example action example */
+            action?: string;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            where?: unknown;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            fields?: unknown;
+            /** @example description example */
+            description?: string | null;
+            /**
+             * @example api
+             * @enum {string|null}
+             */
+            source?: "api" | "file" | null;
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        AccessRuleCreate: {
+            /** @description Id of the related role. */
+            roleId?: number | null;
+            /** @description Id of the related api-token. */
+            apiTokenId?: number | null;
+            /** @example action example */
+            action: string;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            where?: unknown;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            fields?: unknown;
+            /** @example description example */
+            description?: string | null;
+        };
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        AccessRuleReplace: {
+            /** @description Id of the related role. */
+            roleId?: number | null;
+            /** @description Id of the related api-token. */
+            apiTokenId?: number | null;
+            /** @example action example */
+            action: string;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            where?: unknown;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            fields?: unknown;
+            /** @example description example */
+            description?: string | null;
+        };
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        AccessRuleUpdate: {
+            /** @description Id of the related role. */
+            roleId?: number | null;
+            /** @description Id of the related api-token. */
+            apiTokenId?: number | null;
+            /** @example action example */
+            action?: string;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            where?: unknown;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            fields?: unknown;
+            /** @example description example */
+            description?: string | null;
+        };
+        /** @description A page of access-rule records (spec 2.4). */
+        AccessRuleList: {
+            records: components["schemas"]["AccessRule"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        AccessRuleGroupedList: {
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
+            meta: components["schemas"]["ListMeta"];
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
+                records: components["schemas"]["AccessRule"][];
+                meta: components["schemas"]["ListMeta"];
+            }[];
+        };
+        /** @description Envelope whose data is one access-rule record (spec 2.1). */
+        AccessRuleEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["AccessRule"];
+        };
+        /** @description Envelope whose data lists the created access-rule records, in body order. */
+        AccessRuleBulkEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["AccessRule"][];
+        };
+        AccessRuleRecovered: {
+            /** @example access-rule 1 successfully recovered */
+            message: string;
+            data: components["schemas"]["AccessRule"];
+        };
+        /** @description Recover answer: data = { message, data: record } (spec 4.3). */
+        AccessRuleRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["AccessRuleRecovered"];
+        };
+        /** @description Bulk recover answer: message = [`<n> records successfully recovered`], data = one { message, data } per record (spec 4.3). */
+        AccessRuleBulkRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["AccessRuleRecovered"][];
+        };
+        /** @description Filters on access-rule (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        AccessRuleFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            roleId?: components["schemas"]["IntegerFilter"] | number;
+            /** @description Fields of the related role (`filters[role][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
+            role?: components["schemas"]["RoleFilters"] | components["schemas"]["IntegerFilter"];
+            apiTokenId?: components["schemas"]["IntegerFilter"] | number;
+            /** @description Fields of the related api-token (`filters[apiToken][<field>][<op>]`), or operators on its id; on to-many relations: some related record matches. */
+            apiToken?: components["schemas"]["ApiTokenFilters"] | components["schemas"]["IntegerFilter"];
+            action?: components["schemas"]["StringFilter"] | string;
+            where?: components["schemas"]["JsonFilter"];
+            fields?: components["schemas"]["JsonFilter"];
+            description?: components["schemas"]["TextFilter"] | string;
+            source?: components["schemas"]["EnumerationFilter"] | string;
+            /** @description All of these match. */
+            $and?: components["schemas"]["AccessRuleFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["AccessRuleFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["AccessRuleFilters"];
+        };
+        /** @description Operators on a json field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
+        JsonFilter: {
+            $null?: boolean;
+            $notNull?: boolean;
+            $and?: components["schemas"]["JsonFilter"][];
+            $or?: components["schemas"]["JsonFilter"][];
+            $not?: components["schemas"]["JsonFilter"];
+        };
         /** @description Operators on a text field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
         TextFilter: {
             $eq?: string;
@@ -1689,6 +2364,94 @@ export interface components {
             $and?: components["schemas"]["TextFilter"][];
             $or?: components["schemas"]["TextFilter"][];
             $not?: components["schemas"]["TextFilter"];
+        };
+        /** @description API token Only `id` is always present: `fields` narrows the rest. */
+        ApiToken: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @example name example */
+            name?: string;
+            /** @example description example */
+            description?: string | null;
+            /**
+             * @example read-only
+             * @enum {string}
+             */
+            kind?: "read-only" | "full-access" | "custom";
+            /** @example permissions example */
+            permissions?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-31T09:30:00.000Z
+             */
+            expiresAt?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-31T09:30:00.000Z
+             */
+            lastUsedAt?: string | null;
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Filters on api-token (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        ApiTokenFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            name?: components["schemas"]["StringFilter"] | string;
+            description?: components["schemas"]["StringFilter"] | string;
+            kind?: components["schemas"]["EnumerationFilter"] | string;
+            permissions?: components["schemas"]["TextFilter"] | string;
+            expiresAt?: components["schemas"]["DatetimeFilter"] | string;
+            lastUsedAt?: components["schemas"]["DatetimeFilter"] | string;
+            /** @description All of these match. */
+            $and?: components["schemas"]["ApiTokenFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["ApiTokenFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["ApiTokenFilters"];
         };
         /** @description Permission: One record action on one model, such as fee-type.create. Only `id` is always present: `fields` narrows the rest. */
         Permission: {
@@ -2392,13 +3155,443 @@ export interface components {
             $or?: components["schemas"]["EmailFilter"][];
             $not?: components["schemas"]["EmailFilter"];
         };
-        /** @description Operators on a json field. Query form: `filters[<field>][<operator>]=<value>`; lists `[$in][0]=a&[$in][1]=b`, `$between` `[0]` and `[1]`, `$null=true`. */
-        JsonFilter: {
-            $null?: boolean;
-            $notNull?: boolean;
-            $and?: components["schemas"]["JsonFilter"][];
-            $or?: components["schemas"]["JsonFilter"][];
-            $not?: components["schemas"]["JsonFilter"];
+        /** @description Webhook delivery: A webhook delivery and its attempts. Only `id` is always present: `fields` narrows the rest. */
+        WebhookDelivery: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @example 1 */
+            webhookId?: number | null;
+            /** @example 1 */
+            eventId?: number | null;
+            /** @example eventType example */
+            eventType?: string | null;
+            /** @example model example */
+            model?: string | null;
+            /** @example 1 */
+            recordId?: number | null;
+            /**
+             * @example pending
+             * @enum {string|null}
+             */
+            status?: "pending" | "delivering" | "succeeded" | "failed" | null;
+            /** @example 1 */
+            attemptCount?: number | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-31T09:30:00.000Z
+             */
+            nextAttemptAt?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-31T09:30:00.000Z
+             */
+            retryUntil?: string | null;
+            /**
+             * @example {
+             *       "key": "value"
+             *     }
+             */
+            attempts?: unknown;
+            /** @example lastError example */
+            lastError?: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-31T09:30:00.000Z
+             */
+            deliveredAt?: string | null;
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        WebhookDeliveryCreate: {
+            /** @example pending */
+            status?: ("pending" | "delivering" | "succeeded" | "failed") | null;
+        };
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        WebhookDeliveryReplace: {
+            /** @example pending */
+            status?: ("pending" | "delivering" | "succeeded" | "failed") | null;
+        };
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        WebhookDeliveryUpdate: {
+            /** @example pending */
+            status?: ("pending" | "delivering" | "succeeded" | "failed") | null;
+        };
+        /** @description A page of webhook-delivery records (spec 2.4). */
+        WebhookDeliveryList: {
+            records: components["schemas"]["WebhookDelivery"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        WebhookDeliveryGroupedList: {
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
+            meta: components["schemas"]["ListMeta"];
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
+                records: components["schemas"]["WebhookDelivery"][];
+                meta: components["schemas"]["ListMeta"];
+            }[];
+        };
+        /** @description Envelope whose data is one webhook-delivery record (spec 2.1). */
+        WebhookDeliveryEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        /** @description Envelope whose data lists the created webhook-delivery records, in body order. */
+        WebhookDeliveryBulkEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookDeliveryRecovered: {
+            /** @example webhook-delivery 1 successfully recovered */
+            message: string;
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        /** @description Recover answer: data = { message, data: record } (spec 4.3). */
+        WebhookDeliveryRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["WebhookDeliveryRecovered"];
+        };
+        /** @description Bulk recover answer: message = [`<n> records successfully recovered`], data = one { message, data } per record (spec 4.3). */
+        WebhookDeliveryBulkRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["WebhookDeliveryRecovered"][];
+        };
+        /** @description Filters on webhook-delivery (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        WebhookDeliveryFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            webhookId?: components["schemas"]["IntegerFilter"] | number;
+            eventId?: components["schemas"]["IntegerFilter"] | number;
+            eventType?: components["schemas"]["StringFilter"] | string;
+            model?: components["schemas"]["StringFilter"] | string;
+            recordId?: components["schemas"]["IntegerFilter"] | number;
+            status?: components["schemas"]["EnumerationFilter"] | string;
+            attemptCount?: components["schemas"]["IntegerFilter"] | number;
+            nextAttemptAt?: components["schemas"]["DatetimeFilter"] | string;
+            retryUntil?: components["schemas"]["DatetimeFilter"] | string;
+            attempts?: components["schemas"]["JsonFilter"];
+            lastError?: components["schemas"]["TextFilter"] | string;
+            deliveredAt?: components["schemas"]["DatetimeFilter"] | string;
+            /** @description All of these match. */
+            $and?: components["schemas"]["WebhookDeliveryFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["WebhookDeliveryFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["WebhookDeliveryFilters"];
+        };
+        /** @description Webhook: A destination that receives a signed JSON POST for every committed event it subscribes to. Create one with POST /api/webhook {name, url, events: ["record.*"], model?}; the creation answer carries `secret` (whsec_…) once. Each delivery carries the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature (v1,base64 HMAC-SHA256 of "id.timestamp.body"): verify with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)` from the `standardwebhooks` npm package. Deliveries and their attempts: /api/webhook-delivery. Only `id` is always present: `fields` narrows the rest. */
+        Webhook: {
+            /** @description Record identifier. */
+            readonly id: number;
+            /**
+             * Format: date-time
+             * @description When the record was created (UTC, ISO 8601).
+             */
+            readonly createdAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record last changed (UTC, ISO 8601).
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When the record was archived; null while active (spec 3.1).
+             */
+            readonly deletedAt?: string | null;
+            /**
+             * @description `not-deleted` while active, `deleted` when archived (spec 3.1).
+             * @enum {string}
+             */
+            readonly deletedTracker?: "not-deleted" | "deleted";
+            /**
+             * Format: date-time
+             * @description Publication time (spec 2.2).
+             */
+            readonly publishedAt?: string | null;
+            /** @description Locale of the record (spec 2.2). */
+            readonly localeName?: string | null;
+            /** @description Id of the default-locale record (spec 2.2). */
+            readonly defaultEntityLocaleId?: number | null;
+            /** @description Id of the user who created the record. */
+            readonly createdById?: number | null;
+            /** @description Id of the user who last changed the record. */
+            readonly updatedById?: number | null;
+            /** @example search-index */
+            name?: string;
+            /** @example https://hooks.example.com/cms */
+            url?: string;
+            /**
+             * @example [
+             *       "record.*"
+             *     ]
+             */
+            events?: unknown;
+            /** @example fee-type */
+            model?: string | null;
+            /** @example true */
+            enabled?: boolean | null;
+            /** @description The signing secret (whsec_…, Standard Webhooks). In the creation answer only: never answered again. */
+            readonly secret?: string;
+            /** @example source example */
+            source?: string | null;
+            /** @description Write answers only: the creating user (null without a signed-in user). */
+            readonly createdBy?: components["schemas"]["CreatedBy"] | null;
+            /** @description Write answers only: the changing user (null without a signed-in user). */
+            readonly updatedBy?: components["schemas"]["UpdatedBy"] | null;
+        };
+        /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        WebhookCreate: {
+            /** @example search-index */
+            name: string;
+            /** @example https://hooks.example.com/cms */
+            url: string;
+            /**
+             * @example [
+             *       "record.*"
+             *     ]
+             */
+            events: unknown;
+            /** @example fee-type */
+            model?: string | null;
+            /** @example true */
+            enabled?: boolean | null;
+        };
+        /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        WebhookReplace: {
+            /** @example search-index */
+            name: string;
+            /** @example https://hooks.example.com/cms */
+            url: string;
+            /**
+             * @example [
+             *       "record.*"
+             *     ]
+             */
+            events: unknown;
+            /** @example fee-type */
+            model?: string | null;
+            /** @example true */
+            enabled?: boolean | null;
+        };
+        /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
+        WebhookUpdate: {
+            /** @example search-index */
+            name?: string;
+            /** @example https://hooks.example.com/cms */
+            url?: string;
+            /**
+             * @example [
+             *       "record.*"
+             *     ]
+             */
+            events?: unknown;
+            /** @example fee-type */
+            model?: string | null;
+            /** @example true */
+            enabled?: boolean | null;
+        };
+        /** @description A page of webhook records (spec 2.4). */
+        WebhookList: {
+            records: components["schemas"]["Webhook"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A grouped list (spec 2.4, 4.5): `records` has one row per group of the page, `groupMeta` one entry per group; with `populateGroup=true`, `groupRecords` holds each group with its own page of records. */
+        WebhookGroupedList: {
+            records: components["schemas"]["GroupRow"][];
+            /** @description Paging of the groups: totalRecords counts every group. */
+            meta: components["schemas"]["ListMeta"];
+            groupMeta: components["schemas"]["GroupMeta"][];
+            groupRecords?: {
+                groupKey: components["schemas"]["GroupValues"];
+                aggregates: components["schemas"]["GroupValues"];
+                records: components["schemas"]["Webhook"][];
+                meta: components["schemas"]["ListMeta"];
+            }[];
+        };
+        /** @description Envelope whose data is one webhook record (spec 2.1). */
+        WebhookEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["Webhook"];
+        };
+        /** @description Envelope whose data lists the created webhook records, in body order. */
+        WebhookBulkEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["Webhook"][];
+        };
+        WebhookRecovered: {
+            /** @example webhook 1 successfully recovered */
+            message: string;
+            data: components["schemas"]["Webhook"];
+        };
+        /** @description Recover answer: data = { message, data: record } (spec 4.3). */
+        WebhookRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["WebhookRecovered"];
+        };
+        /** @description Bulk recover answer: message = [`<n> records successfully recovered`], data = one { message, data } per record (spec 4.3). */
+        WebhookBulkRecoverEnvelope: {
+            /**
+             * @description HTTP-like status, 200 on success.
+             * @constant
+             */
+            statusCode: 200;
+            /** @description Empty on plain success; bulk recover puts its summary here. */
+            message: string[];
+            /**
+             * @description Empty string on success.
+             * @constant
+             */
+            error: "";
+            data: components["schemas"]["WebhookRecovered"][];
+        };
+        /** @description Filters on webhook (spec 4.4). Fields at one level are combined with $and. A negated comparison ($ne, $notIn, $not, …) also matches empty (NULL) values. */
+        WebhookFilters: {
+            id?: components["schemas"]["IntegerFilter"] | number;
+            createdAt?: components["schemas"]["DatetimeFilter"] | string;
+            updatedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedAt?: components["schemas"]["DatetimeFilter"] | string;
+            deletedTracker?: components["schemas"]["StringFilter"] | string;
+            publishedAt?: components["schemas"]["DatetimeFilter"] | string;
+            localeName?: components["schemas"]["StringFilter"] | string;
+            defaultEntityLocaleId?: components["schemas"]["IntegerFilter"] | number;
+            createdById?: components["schemas"]["IntegerFilter"] | number;
+            updatedById?: components["schemas"]["IntegerFilter"] | number;
+            name?: components["schemas"]["StringFilter"] | string;
+            url?: components["schemas"]["StringFilter"] | string;
+            events?: components["schemas"]["JsonFilter"];
+            model?: components["schemas"]["StringFilter"] | string;
+            enabled?: components["schemas"]["BooleanFilter"] | boolean;
+            source?: components["schemas"]["StringFilter"] | string;
+            /** @description All of these match. */
+            $and?: components["schemas"]["WebhookFilters"][];
+            /** @description At least one of these matches. */
+            $or?: components["schemas"]["WebhookFilters"][];
+            /** @description This does not match. */
+            $not?: components["schemas"]["WebhookFilters"];
         };
         IamApiToken: {
             id: number;
@@ -2437,6 +3630,14 @@ export interface components {
             roles?: string[];
             createdAt?: string;
             updatedAt?: string;
+        };
+        RealtimeTicket: {
+            data: {
+                /** @description Pass as `?ticket=` to GET /api/realtime; valid for REALTIME_TICKET_TTL (30 s), accepted by no other endpoint. */
+                ticket: string;
+                /** Format: date-time */
+                expiresAt: string;
+            };
         };
     };
     responses: {
@@ -2506,7 +3707,7 @@ export interface components {
                 };
             };
         };
-        /** @description The token's roles lack the permission `<model>.<action>`. */
+        /** @description The token's roles lack the permission `<model>.<action>`; or the permission covers some fields only and the body writes another (the message names it); or a create/update would leave the record outside the caller's row-level rule (README: Who can see what). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2538,7 +3739,7 @@ export interface components {
                 };
             };
         };
-        /** @description No (active) record with this id, or no such model. */
+        /** @description No (active) record with this id, or none the caller may reach under its row-level rules (the same answer: existence is not revealed), or no such model. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -4156,6 +5357,783 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["InstituteEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findAccessRule: {
+        parameters: {
+            query?: {
+                /** @description Records per page (default 10); values above API_MAX_LIMIT (default 100) are clamped. 0 answers only `meta`. */
+                limit?: number;
+                /** @description Records to skip (default 0). Give `offset` or `page`, not both. */
+                offset?: number;
+                /** @description Page number from 1, of `limit` records each (instead of `offset`). */
+                page?: number;
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "roleId" | "apiTokenId" | "action" | "where" | "fields" | "description" | "source")[];
+                /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`role.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
+                sort?: string[];
+                /** @description Relations to load: `role`, `apiToken`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
+                populate?: string[];
+                /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
+                filters?: components["schemas"]["AccessRuleFilters"];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
+                groupBy?: string[];
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
+                aggregates?: string[];
+                /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
+                populateGroup?: boolean;
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
+                groupFilter?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: string[];
+                };
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
+                timezone?: string;
+            };
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, or of groups when `groupBy` is given. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRuleList"] | components["schemas"]["AccessRuleGroupedList"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            504: components["responses"]["QueryTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "roleId": 1,
+                 *       "apiTokenId": 1,
+                 *       "action": "action example",
+                 *       "where": {
+                 *         "key": "value"
+                 *       },
+                 *       "fields": {
+                 *         "key": "value"
+                 *       },
+                 *       "description": "description example",
+                 *       "source": "api"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessRuleCreate"];
+            };
+        };
+        responses: {
+            /** @description The created record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "roleId": 1,
+                     *         "role": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null
+                     *         },
+                     *         "apiTokenId": 1,
+                     *         "apiToken": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "kind": "read-only",
+                     *           "permissions": "permissions example",
+                     *           "expiresAt": "2026-03-31T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-03-31T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null
+                     *         },
+                     *         "action": "action example",
+                     *         "where": {
+                     *           "key": "value"
+                     *         },
+                     *         "fields": {
+                     *           "key": "value"
+                     *         },
+                     *         "description": "description example",
+                     *         "source": "api",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "username": "admin",
+                     *           "email": "admin@example.com"
+                     *         },
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createManyAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "roleId": 1,
+                 *         "apiTokenId": 1,
+                 *         "action": "action example",
+                 *         "where": {
+                 *           "key": "value"
+                 *         },
+                 *         "fields": {
+                 *           "key": "value"
+                 *         },
+                 *         "description": "description example",
+                 *         "source": "api"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["AccessRuleCreate"][];
+            };
+        };
+        responses: {
+            /** @description The created records, in body order, in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRuleBulkEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteManyAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to delete. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description One envelope per deleted record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRuleEnvelope"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverManyAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to recover. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description The summary in `message` and one { message, data } per record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRuleBulkRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovered record: data = { message, data }. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "message": "access-rule 1 successfully recovered",
+                     *         "data": {
+                     *           "id": 1,
+                     *           "roleId": 1,
+                     *           "role": {
+                     *             "id": 1,
+                     *             "name": "name example",
+                     *             "description": "description example",
+                     *             "createdAt": "2026-01-15T09:30:00.000Z",
+                     *             "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *             "deletedAt": null,
+                     *             "deletedTracker": "not-deleted",
+                     *             "publishedAt": null,
+                     *             "localeName": null,
+                     *             "defaultEntityLocaleId": null,
+                     *             "createdById": null,
+                     *             "updatedById": null
+                     *           },
+                     *           "apiTokenId": 1,
+                     *           "apiToken": {
+                     *             "id": 1,
+                     *             "name": "name example",
+                     *             "description": "description example",
+                     *             "kind": "read-only",
+                     *             "permissions": "permissions example",
+                     *             "expiresAt": "2026-03-31T09:30:00.000Z",
+                     *             "lastUsedAt": "2026-03-31T09:30:00.000Z",
+                     *             "createdAt": "2026-01-15T09:30:00.000Z",
+                     *             "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *             "deletedAt": null,
+                     *             "deletedTracker": "not-deleted",
+                     *             "publishedAt": null,
+                     *             "localeName": null,
+                     *             "defaultEntityLocaleId": null,
+                     *             "createdById": null,
+                     *             "updatedById": null
+                     *           },
+                     *           "action": "action example",
+                     *           "where": {
+                     *             "key": "value"
+                     *           },
+                     *           "fields": {
+                     *             "key": "value"
+                     *           },
+                     *           "description": "description example",
+                     *           "source": "api",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null,
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "fullName": "Ada Admin",
+                     *             "email": "admin@example.com",
+                     *             "active": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessRuleRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findOneAccessRule: {
+        parameters: {
+            query?: {
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "roleId" | "apiTokenId" | "action" | "where" | "fields" | "description" | "source")[];
+                /** @description Relations to load: `role`, `apiToken`; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
+                populate?: string[];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+            };
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "roleId": 1,
+                     *       "apiTokenId": 1,
+                     *       "action": "action example",
+                     *       "where": {
+                     *         "key": "value"
+                     *       },
+                     *       "fields": {
+                     *         "key": "value"
+                     *       },
+                     *       "description": "description example",
+                     *       "source": "api",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deletedAt": null,
+                     *       "deletedTracker": "not-deleted",
+                     *       "publishedAt": null,
+                     *       "localeName": null,
+                     *       "defaultEntityLocaleId": null,
+                     *       "createdById": null,
+                     *       "updatedById": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessRule"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replaceAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "roleId": 1,
+                 *       "apiTokenId": 1,
+                 *       "action": "action example",
+                 *       "where": {
+                 *         "key": "value"
+                 *       },
+                 *       "fields": {
+                 *         "key": "value"
+                 *       },
+                 *       "description": "description example",
+                 *       "source": "api"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessRuleReplace"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "roleId": 1,
+                     *         "role": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null
+                     *         },
+                     *         "apiTokenId": 1,
+                     *         "apiToken": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "kind": "read-only",
+                     *           "permissions": "permissions example",
+                     *           "expiresAt": "2026-03-31T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-03-31T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null
+                     *         },
+                     *         "action": "action example",
+                     *         "where": {
+                     *           "key": "value"
+                     *         },
+                     *         "fields": {
+                     *           "key": "value"
+                     *         },
+                     *         "description": "description example",
+                     *         "source": "api",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateAccessRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "action example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "roleId": 1,
+                     *         "role": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null
+                     *         },
+                     *         "apiTokenId": 1,
+                     *         "apiToken": {
+                     *           "id": 1,
+                     *           "name": "name example",
+                     *           "description": "description example",
+                     *           "kind": "read-only",
+                     *           "permissions": "permissions example",
+                     *           "expiresAt": "2026-03-31T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-03-31T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null
+                     *         },
+                     *         "action": "action example",
+                     *         "where": {
+                     *           "key": "value"
+                     *         },
+                     *         "fields": {
+                     *           "key": "value"
+                     *         },
+                     *         "description": "description example",
+                     *         "source": "api",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessRuleEnvelope"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5995,6 +7973,1304 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    findWebhookDelivery: {
+        parameters: {
+            query?: {
+                /** @description Records per page (default 10); values above API_MAX_LIMIT (default 100) are clamped. 0 answers only `meta`. */
+                limit?: number;
+                /** @description Records to skip (default 0). Give `offset` or `page`, not both. */
+                offset?: number;
+                /** @description Page number from 1, of `limit` records each (instead of `offset`). */
+                page?: number;
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "webhookId" | "eventId" | "eventType" | "model" | "recordId" | "status" | "attemptCount" | "nextAttemptAt" | "retryUntil" | "attempts" | "lastError" | "deliveredAt")[];
+                /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`relation.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
+                sort?: string[];
+                /** @description Relations to load: none; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
+                populate?: string[];
+                /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
+                filters?: components["schemas"]["WebhookDeliveryFilters"];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
+                groupBy?: string[];
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
+                aggregates?: string[];
+                /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
+                populateGroup?: boolean;
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
+                groupFilter?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: string[];
+                };
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
+                timezone?: string;
+            };
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, or of groups when `groupBy` is given. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"] | components["schemas"]["WebhookDeliveryGroupedList"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            504: components["responses"]["QueryTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "webhookId": 1,
+                 *       "eventId": 1,
+                 *       "eventType": "eventType example",
+                 *       "model": "model example",
+                 *       "recordId": 1,
+                 *       "status": "pending",
+                 *       "attemptCount": 1,
+                 *       "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                 *       "retryUntil": "2026-03-31T09:30:00.000Z",
+                 *       "attempts": {
+                 *         "key": "value"
+                 *       },
+                 *       "lastError": "lastError example",
+                 *       "deliveredAt": "2026-03-31T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDeliveryCreate"];
+            };
+        };
+        responses: {
+            /** @description The created record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "webhookId": 1,
+                     *         "eventId": 1,
+                     *         "eventType": "eventType example",
+                     *         "model": "model example",
+                     *         "recordId": 1,
+                     *         "status": "pending",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                     *         "retryUntil": "2026-03-31T09:30:00.000Z",
+                     *         "attempts": {
+                     *           "key": "value"
+                     *         },
+                     *         "lastError": "lastError example",
+                     *         "deliveredAt": "2026-03-31T09:30:00.000Z",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "username": "admin",
+                     *           "email": "admin@example.com"
+                     *         },
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createManyWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "webhookId": 1,
+                 *         "eventId": 1,
+                 *         "eventType": "eventType example",
+                 *         "model": "model example",
+                 *         "recordId": 1,
+                 *         "status": "pending",
+                 *         "attemptCount": 1,
+                 *         "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                 *         "retryUntil": "2026-03-31T09:30:00.000Z",
+                 *         "attempts": {
+                 *           "key": "value"
+                 *         },
+                 *         "lastError": "lastError example",
+                 *         "deliveredAt": "2026-03-31T09:30:00.000Z"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["WebhookDeliveryCreate"][];
+            };
+        };
+        responses: {
+            /** @description The created records, in body order, in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryBulkEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteManyWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to delete. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description One envelope per deleted record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverManyWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to recover. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description The summary in `message` and one { message, data } per record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryBulkRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovered record: data = { message, data }. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "message": "webhook-delivery 1 successfully recovered",
+                     *         "data": {
+                     *           "id": 1,
+                     *           "webhookId": 1,
+                     *           "eventId": 1,
+                     *           "eventType": "eventType example",
+                     *           "model": "model example",
+                     *           "recordId": 1,
+                     *           "status": "pending",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                     *           "retryUntil": "2026-03-31T09:30:00.000Z",
+                     *           "attempts": {
+                     *             "key": "value"
+                     *           },
+                     *           "lastError": "lastError example",
+                     *           "deliveredAt": "2026-03-31T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null,
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "fullName": "Ada Admin",
+                     *             "email": "admin@example.com",
+                     *             "active": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findOneWebhookDelivery: {
+        parameters: {
+            query?: {
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "webhookId" | "eventId" | "eventType" | "model" | "recordId" | "status" | "attemptCount" | "nextAttemptAt" | "retryUntil" | "attempts" | "lastError" | "deliveredAt")[];
+                /** @description Relations to load: none; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
+                populate?: string[];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+            };
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "webhookId": 1,
+                     *       "eventId": 1,
+                     *       "eventType": "eventType example",
+                     *       "model": "model example",
+                     *       "recordId": 1,
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                     *       "retryUntil": "2026-03-31T09:30:00.000Z",
+                     *       "attempts": {
+                     *         "key": "value"
+                     *       },
+                     *       "lastError": "lastError example",
+                     *       "deliveredAt": "2026-03-31T09:30:00.000Z",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deletedAt": null,
+                     *       "deletedTracker": "not-deleted",
+                     *       "publishedAt": null,
+                     *       "localeName": null,
+                     *       "defaultEntityLocaleId": null,
+                     *       "createdById": null,
+                     *       "updatedById": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replaceWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "webhookId": 1,
+                 *       "eventId": 1,
+                 *       "eventType": "eventType example",
+                 *       "model": "model example",
+                 *       "recordId": 1,
+                 *       "status": "pending",
+                 *       "attemptCount": 1,
+                 *       "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                 *       "retryUntil": "2026-03-31T09:30:00.000Z",
+                 *       "attempts": {
+                 *         "key": "value"
+                 *       },
+                 *       "lastError": "lastError example",
+                 *       "deliveredAt": "2026-03-31T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookDeliveryReplace"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "webhookId": 1,
+                     *         "eventId": 1,
+                     *         "eventType": "eventType example",
+                     *         "model": "model example",
+                     *         "recordId": 1,
+                     *         "status": "pending",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                     *         "retryUntil": "2026-03-31T09:30:00.000Z",
+                     *         "attempts": {
+                     *           "key": "value"
+                     *         },
+                     *         "lastError": "lastError example",
+                     *         "deliveredAt": "2026-03-31T09:30:00.000Z",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["WebhookDeliveryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "webhookId": 1,
+                     *         "eventId": 1,
+                     *         "eventType": "eventType example",
+                     *         "model": "model example",
+                     *         "recordId": 1,
+                     *         "status": "pending",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": "2026-03-31T09:30:00.000Z",
+                     *         "retryUntil": "2026-03-31T09:30:00.000Z",
+                     *         "attempts": {
+                     *           "key": "value"
+                     *         },
+                     *         "lastError": "lastError example",
+                     *         "deliveredAt": "2026-03-31T09:30:00.000Z",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findWebhook: {
+        parameters: {
+            query?: {
+                /** @description Records per page (default 10); values above API_MAX_LIMIT (default 100) are clamped. 0 answers only `meta`. */
+                limit?: number;
+                /** @description Records to skip (default 0). Give `offset` or `page`, not both. */
+                offset?: number;
+                /** @description Page number from 1, of `limit` records each (instead of `offset`). */
+                page?: number;
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "url" | "events" | "model" | "enabled" | "source")[];
+                /** @description Sort keys, first wins: `name`, `-name` (descending) or `name:ASC` / `name:DESC`; dotted through to-one relations (`relation.<field>`). Also `sort[0]=-createdAt`. The id breaks ties. Grouped queries may sort by group keys and aggregate aliases (`id_max`). */
+                sort?: string[];
+                /** @description Relations to load: none; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
+                populate?: string[];
+                /** @description Filter expressions (spec 4.4): `filters[<field>][<operator>]=<value>`, nested through relations (`filters[<relation>][<field>][<operator>]`), combined with `filters[$and][0]…`, `$or`, `$not`. Lists: `filters[id][$in][0]=1&filters[id][$in][1]=2`; `$between`: `[0]` and `[1]`; `$null` / `$notNull`: `true`. An unknown field or operator answers 400 naming it. */
+                filters?: components["schemas"]["WebhookFilters"];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+                /** @description Group keys (spec 4.5): `<field>`, `<relation>.<field>` through many-to-one relations, or a date bucket `<field>:<day|week|month|year>[:<YYYY-MM-DD|YYYY-MM|YYYY|MMM|MMMM>]` (a week is the ISO week). The answer has one record per group and `groupMeta`; sort, offset and limit then apply to groups. */
+                groupBy?: string[];
+                /** @description Aggregates per group: `<field>:<count|count_distinct|sum|avg|min|max>`, answered under the alias `<field>_<function>`; none given: `count`, the records per group. */
+                aggregates?: string[];
+                /** @description Also return each group's records in `groupRecords` (not with a relation group field). */
+                populateGroup?: boolean;
+                /** @description Paging and sort inside each group of `groupRecords`: `groupFilter[limit]` (default 10), `groupFilter[offset]`, `groupFilter[sort][0]` (default: id). */
+                groupFilter?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: string[];
+                };
+                /** @description Time zone of datetime buckets in grouped queries: a fixed offset (`+05:30`, `-08:00`, `Z`, `UTC`; write `+` as `%2B`) or an IANA name (`Europe/Berlin`, PostgreSQL only). Default UTC. */
+                timezone?: string;
+            };
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, or of groups when `groupBy` is given. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"] | components["schemas"]["WebhookGroupedList"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["AnswerTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            504: components["responses"]["QueryTimeout"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "search-index",
+                 *       "url": "https://hooks.example.com/cms",
+                 *       "events": [
+                 *         "record.*"
+                 *       ],
+                 *       "model": "fee-type",
+                 *       "enabled": true,
+                 *       "source": "source example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The created record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "search-index",
+                     *         "url": "https://hooks.example.com/cms",
+                     *         "events": [
+                     *           "record.*"
+                     *         ],
+                     *         "model": "fee-type",
+                     *         "enabled": true,
+                     *         "source": "source example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "createdBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "username": "admin",
+                     *           "email": "admin@example.com"
+                     *         },
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    createManyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "name": "search-index",
+                 *         "url": "https://hooks.example.com/cms",
+                 *         "events": [
+                 *           "record.*"
+                 *         ],
+                 *         "model": "fee-type",
+                 *         "enabled": true,
+                 *         "source": "source example"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["WebhookCreate"][];
+            };
+        };
+        responses: {
+            /** @description The created records, in body order, in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookBulkEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteManyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to delete. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description One envelope per deleted record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverManyWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Ids of the records to recover. */
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       1,
+                 *       2
+                 *     ]
+                 */
+                "application/json": components["schemas"]["IdList"];
+            };
+        };
+        responses: {
+            /** @description The summary in `message` and one { message, data } per record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookBulkRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovered record: data = { message, data }. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "message": "webhook 1 successfully recovered",
+                     *         "data": {
+                     *           "id": 1,
+                     *           "name": "search-index",
+                     *           "url": "https://hooks.example.com/cms",
+                     *           "events": [
+                     *             "record.*"
+                     *           ],
+                     *           "model": "fee-type",
+                     *           "enabled": true,
+                     *           "source": "source example",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *           "deletedAt": null,
+                     *           "deletedTracker": "not-deleted",
+                     *           "publishedAt": null,
+                     *           "localeName": null,
+                     *           "defaultEntityLocaleId": null,
+                     *           "createdById": null,
+                     *           "updatedById": null,
+                     *           "updatedBy": {
+                     *             "id": 1,
+                     *             "fullName": "Ada Admin",
+                     *             "email": "admin@example.com",
+                     *             "active": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecoverEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    findOneWebhook: {
+        parameters: {
+            query?: {
+                /** @description Fields to return (`id` always comes back). Also written `fields[0]=a&fields[1]=b` or `fields=a,b`. */
+                fields?: ("id" | "createdAt" | "updatedAt" | "deletedAt" | "deletedTracker" | "publishedAt" | "localeName" | "defaultEntityLocaleId" | "createdById" | "updatedById" | "name" | "url" | "events" | "model" | "enabled" | "source")[];
+                /** @description Relations to load: none; dotted paths go deeper (`a.b`), `*` loads every relation. The object form `populate[<relation>][fields|filters|sort|populate|limit|offset]` narrows a populated relation. A to-many relation shows at most POPULATE_DEFAULT_LIMIT (default 10) related records per parent; `populate[<relation>][limit]` (clamped to POPULATE_MAX_LIMIT, default 100) and `populate[<relation>][offset]` page them per parent, in the populate's `sort` (default: id). An answer past ANSWER_MAX_RECORDS records (populated ones counted each time they appear) or ANSWER_MAX_BYTES answers 413. */
+                populate?: string[];
+                /** @description Archived records: `inclusive` = active and archived, `exclusive` = archived only; omitted = active only (spec 3.1). This model has no soft delete: nothing is ever archived. Needs the recover permission. */
+                showSoftDeleted?: "inclusive" | "exclusive";
+            };
+            header?: {
+                /** @description ETags of answers the client holds (`"…"`, `W/"…"`, a comma-separated list, or `*`): 304 without a body when one is the current answer's. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "name": "search-index",
+                     *       "url": "https://hooks.example.com/cms",
+                     *       "events": [
+                     *         "record.*"
+                     *       ],
+                     *       "model": "fee-type",
+                     *       "enabled": true,
+                     *       "source": "source example",
+                     *       "createdAt": "2026-01-15T09:30:00.000Z",
+                     *       "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *       "deletedAt": null,
+                     *       "deletedTracker": "not-deleted",
+                     *       "publishedAt": null,
+                     *       "localeName": null,
+                     *       "defaultEntityLocaleId": null,
+                     *       "createdById": null,
+                     *       "updatedById": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` names the current ETag of this answer (weak comparison, RFC 9110), or is `*`. No body. */
+            304: {
+                headers: {
+                    /** @description Strong validator of the answer bytes (SHA-1, base64url). Send it back in `If-None-Match` to get 304 while the answer is unchanged. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: answers depend on the caller (shared caches must not keep them); a client keeps one only to revalidate it. */
+                    "Cache-Control"?: string;
+                    /** @description Names `Authorization`: the answer differs per caller. */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["AnswerTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    replaceWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "search-index",
+                 *       "url": "https://hooks.example.com/cms",
+                 *       "events": [
+                 *         "record.*"
+                 *       ],
+                 *       "model": "fee-type",
+                 *       "enabled": true,
+                 *       "source": "source example"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookReplace"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "search-index",
+                     *         "url": "https://hooks.example.com/cms",
+                     *         "events": [
+                     *           "record.*"
+                     *         ],
+                     *         "model": "fee-type",
+                     *         "enabled": true,
+                     *         "source": "source example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id (a positive integer). */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "search-index",
+                 *       "url": "https://hooks.example.com/cms",
+                 *       "events": [
+                 *         "record.*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated record in an envelope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 200,
+                     *       "message": [],
+                     *       "error": "",
+                     *       "data": {
+                     *         "id": 1,
+                     *         "name": "search-index",
+                     *         "url": "https://hooks.example.com/cms",
+                     *         "events": [
+                     *           "record.*"
+                     *         ],
+                     *         "model": "fee-type",
+                     *         "enabled": true,
+                     *         "source": "source example",
+                     *         "createdAt": "2026-01-15T09:30:00.000Z",
+                     *         "updatedAt": "2026-01-15T09:30:00.000Z",
+                     *         "deletedAt": null,
+                     *         "deletedTracker": "not-deleted",
+                     *         "publishedAt": null,
+                     *         "localeName": null,
+                     *         "defaultEntityLocaleId": null,
+                     *         "createdById": null,
+                     *         "updatedById": null,
+                     *         "updatedBy": {
+                     *           "id": 1,
+                     *           "fullName": "Ada Admin",
+                     *           "email": "admin@example.com",
+                     *           "active": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -6708,6 +9984,87 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    realtimeStream: {
+        parameters: {
+            query: {
+                /**
+                 * @description Models to follow, comma-separated.
+                 * @example fee-type,institute
+                 */
+                models: string;
+                /** @description As on Find: `filters[feeType][$startsWith]=Tui`. */
+                filters?: Record<string, never>;
+                /** @description A ticket from POST /api/realtime/ticket (instead of the Authorization header). */
+                ticket?: string;
+                /** @description Resume after this event id (the `Last-Event-ID` header wins). */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (EventSource sends it on reconnect). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (never ends by itself). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : connected
+                     *     retry: 2000
+                     *
+                     *     id: 42
+                     *     event: record.create
+                     *     data: {"id":42,"type":"record.create","model":"fee-type","recordId":7,"time":"2026-11-24T12:00:00.000Z","record":{"id":7,"feeType":"Tuition"}}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Last-Event-ID is further back than REALTIME_RESUME_WINDOW events: reload, then subscribe without it. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            default: components["responses"]["Error"];
+        };
+    };
+    realtimeTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RealtimeTicket"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             default: components["responses"]["Error"];
         };
     };

@@ -97,10 +97,10 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
     ...(opts.env ?? {}),
   };
   const config = loadConfig(env, ROOT);
-  const deps = boot(config, opts.plugins ?? enabledPlugins(), opts.log ?? pino({ level: 'silent' }));
+  const deps = boot(config, opts.plugins ?? enabledPlugins(), opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   let server: Server | null = null;
   try {
-    await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false });
+    await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false, defaultLocale: config.locales.defaultLocale });
     for (const p of deps.plugins) await p.bootstrap?.(deps);
     const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
     server = await listen(createApp(deps), 0, '127.0.0.1', { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs });

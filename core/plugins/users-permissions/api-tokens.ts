@@ -296,6 +296,13 @@ export class ApiTokens {
     return this.view(r);
   }
 
+  /** The kind of token `id`, or null when there is none (access rules: custom tokens only). */
+  async kindOf(id: number): Promise<ApiTokenKind | null> {
+    if (!Number.isSafeInteger(id) || id < 1) return null;
+    const r = (await this.store.db(this.table).where('id', id).first('kind')) as { kind: ApiTokenKind } | undefined;
+    return r ? r.kind : null;
+  }
+
   /** By id or by name (CLI). */
   async idOf(idOrName: string): Promise<number | null> {
     const r = (await this.store.db(this.table).where('name', idOrName.trim()).first('id')) as { id: number } | undefined;

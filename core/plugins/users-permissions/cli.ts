@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
 import { withFolds } from '../../plugin-api';
+import { checkRuleInput } from './access-rules';
 import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
@@ -102,23 +103,54 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       console.log(`created role ${o.name.trim()}`);
     });
 
-  const grant = (revoke: boolean) => async (o: { role: string; permission: string }) => {
+  const grant = (revoke: boolean) => async (o: { role: string; permission: string; where?: string; fields?: string; description?: string }) => {
     const rt = await ready();
     const role = ((await rt.store.roleIds([o.role])).get(o.role)) ?? fail(`no role ${o.role}`);
+    if (!revoke && (o.where !== undefined || o.fields !== undefined)) {
+      // A permission on some rows or fields only (issue 16): an access rule, checked as Find checks filters.
+      let where: unknown = null;
+      if (o.where !== undefined) {
+        try {
+          where = JSON.parse(o.where);
+        } catch (e) {
+          fail(`--where is not JSON: ${(e as Error).message}`);
+        }
+      }
+      const fields = o.fields === undefined ? null : list(o.fields);
+      try {
+        checkRuleInput(rt.store.deps, { action: o.permission, where, fields });
+      } catch (e) {
+        fail(describe(e));
+      }
+      const [row] = (await rt.store.db(rt.accessRules.table).insert(rt.accessRules.row(role, o.permission, where, fields, 'api', nowIso(), o.description ?? null)).returning('id')) as ({ id: number } | number)[];
+      const id = typeof row === 'object' ? row.id : row;
+      console.log(`${o.role}: ${o.permission} granted${where !== null ? ` where ${JSON.stringify(where)}` : ''}${fields ? ` on fields ${fields.join(', ')}` : ''} (access rule ${id})`);
+      return;
+    }
     const perm = ((await rt.store.db(rt.store.permissions).where('action', o.permission).first('id')) as { id: number } | undefined) ?? fail(`no permission ${o.permission} (form: <model>.<find|findOne|create|update|delete|recover>)`);
     const { table, ownerColumn, targetColumn } = rt.store.rolePermissions;
     const link = { [ownerColumn]: role, [targetColumn]: Number(perm.id) };
     const held = await rt.store.db(table).where(link).first();
     if (revoke) {
       if (held) await rt.store.db(table).where(link).del();
-      console.log(`${o.role}: ${o.permission} revoked`);
+      // …and the access rules that grant it on some rows or fields (those of the rules file come back at the next start).
+      const rules = await rt.store.db(rt.accessRules.table).where(rt.accessRules.column('action'), o.permission).andWhere(rt.accessRules.roleColumn, role).andWhere(rt.accessRules.column('source'), 'api').del();
+      console.log(`${o.role}: ${o.permission} revoked${rules ? ` (and ${rules} access rule${rules > 1 ? 's' : ''})` : ''}`);
     } else {
       if (!held) await rt.store.db(table).insert(link);
       console.log(`${o.role}: ${o.permission} granted`);
     }
   };
-  program.command('role:grant').description('grant a permission to a role').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(false));
-  program.command('role:revoke').description('revoke a permission from a role').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(true));
+  program
+    .command('role:grant')
+    .description('grant a permission to a role; with --where and/or --fields, on the rows a rule matches / some fields only (an access rule)')
+    .requiredOption('--role <role>')
+    .requiredOption('--permission <model.action>')
+    .option('--where <json>', 'row-level rule: a Find filter in JSON, variables $actor.id, $actor.roles, $now, $today')
+    .option('--fields <list>', 'comma-separated fields (readable for find/findOne, writable for create/update)')
+    .option('--description <text>')
+    .action(grant(false));
+  program.command('role:revoke').description('revoke a permission from a role (its access rules too)').requiredOption('--role <role>').requiredOption('--permission <model.action>').action(grant(true));
 
   program
     .command('token:create')

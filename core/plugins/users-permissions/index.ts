@@ -6,11 +6,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Plugin, PluginDeps } from '../../plugin-api';
+import { applyAccessRulesFile } from './access-rules-file';
 import { registerIdentityCli } from './cli';
 import { identityOpenApi } from './openapi';
 import { identityRoutes } from './routes';
 import { createRuntime, type Runtime } from './runtime';
 import { seed } from './seed';
+import { identityHooks } from './hooks';
 
 /** The YAML models live beside the sources (tsc does not copy them into dist/). */
 function contentTypesDir(): string {
@@ -37,11 +39,17 @@ export function usersPermissions(): Plugin {
     contentTypesDir: contentTypesDir(),
     routes: (router, deps) => {
       const r = runtime(deps);
-      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store });
+      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store, rules: { registry: deps.registry, store: r.accessRules } });
     },
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,
-    bootstrap: async (deps) => seed(runtime(deps).store),
+    bootstrap: async (deps) => {
+      const r = runtime(deps);
+      await seed(r.store);
+      await applyAccessRulesFile(r.store, r.accessRules, deps.config.iam.accessRulesFile);
+      r.authorizer.invalidate();
+    },
+    hooks: (deps) => identityHooks(runtime(deps)),
     openapi: identityOpenApi,
     cli: (program, deps) => registerIdentityCli(program, async () => runtime(await deps())),
     async close() {

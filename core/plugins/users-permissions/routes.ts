@@ -1,14 +1,15 @@
 /** /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors/errors';
-import type { Actor } from '../../plugin-api';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors/errors';
+import type { Actor, PluginDeps } from '../../plugin-api';
+import { type AccessRuleStore, checkRuleInput, type RuleInput } from './access-rules';
 import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
 import type { IdentityAuthorizer } from './authorize';
 import type { IdentityService } from './service';
 import type { IdentityStore } from './store';
-import { checkIdentifiersFree, syncIdentityKeys } from './user-keys';
+import { checkIdentifiersFree } from './user-keys';
 import { checkUserWriteScope } from './user-write-scope';
 
 type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
@@ -31,12 +32,29 @@ async function bearer(ctx: Ctx, auth: IdentityAuthenticator): Promise<{ actor: A
   return { actor, token: header.replace(/^Bearer\s+/i, '').trim() };
 }
 
+/**
+ * Whose rule (issue 16): exactly one of `roleId` and `apiTokenId`; a token's rules are for kind custom
+ * only (read-only and full-access tokens hold their permissions whole, and a listed permission wins).
+ */
+async function checkRuleOwner(b: Record<string, unknown>, at: string, apiTokens: ApiTokens): Promise<void> {
+  const name = (k: string): string => (at ? `${at}.${k}` : k);
+  const role = b.roleId ?? null;
+  const token = b.apiTokenId ?? null;
+  if ((role === null) === (token === null)) throw new BadRequestError(`${name('roleId')}: an access rule belongs to a role (roleId) or to an API token (apiTokenId): give exactly one`, { parameter: name('roleId') });
+  if (token !== null) {
+    const kind = typeof token === 'number' ? await apiTokens.kindOf(token) : null;
+    if (kind !== 'custom') throw new BadRequestError(`${name('apiTokenId')}: access rules apply to API tokens of kind custom${kind ? ` (token ${String(token)} is ${kind})` : ''}`, { parameter: name('apiTokenId') });
+  }
+}
+
 export interface IdentityRouteDeps {
   readonly service: IdentityService;
   readonly auth: IdentityAuthenticator;
   readonly authorizer: IdentityAuthorizer;
   readonly apiTokens: ApiTokens;
   readonly store: IdentityStore;
+  /** The access-rule checks (issue 16): the registry and the rule table. */
+  readonly rules?: { readonly registry: PluginDeps['registry']; readonly store: AccessRuleStore };
 }
 
 const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
@@ -45,7 +63,7 @@ const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
   return Number(raw);
 };
 
-export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store }: IdentityRouteDeps): void {
+export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store, rules }: IdentityRouteDeps): void {
   const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
     router[method](path, async (c) => {
       const ctx = c as unknown as Ctx;
@@ -72,36 +90,74 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
   post('/api/iam/otp/login/initiate', (ctx) => service.otpLoginInitiate(bodyOf(ctx), ctx.state.clientIp));
   post('/api/iam/otp/login/confirm', (ctx) => service.otpLoginConfirm(bodyOf(ctx), ctx.state.clientIp));
   // The record API writes users too (the core's generic controller, after this router; JSON or
-  // multipart, PATCH or PUT): once it has answered 200, a user it left inactive, or whose password
-  // hash it changed (set, or cleared by a PUT without one), loses every session. The state is
-  // compared before and after rather than the body read, because a multipart body is parsed only by
-  // the core and a PUT changes what it omits.
+  // multipart, PATCH or PUT). Before it runs: who may write which account, and taken identifiers
+  // (checked here, before the core's transaction, for callers the core will let write). After a
+  // committed write, the identity keys and the sessions a deactivation or a new password ends are
+  // the plugin's lifecycle hooks (hooks.ts).
   for (const method of ['patch', 'put'] as const) {
     router[method]('/api/user/:id', async (c, next) => {
       const ctx = c as unknown as Ctx;
       const id = /^[1-9]\d{0,15}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
-      const before = id === null ? undefined : await service.credentialsOf(id);
-      const actor = id !== null && before ? await auth.authenticate(ctx.get('Authorization') || undefined) : null;
+      const exists = id !== null && (await store.userById(id)) !== undefined;
+      const actor = exists ? await auth.authenticate(ctx.get('Authorization') || undefined) : null;
       // Only for callers the core will let write: to anyone else a 409 would tell which names exist.
       if (id !== null && actor && (await authorizer.can(actor, 'user', 'update'))) {
         await checkUserWriteScope(actor, id, store, authorizer);
         await checkIdentifiersFree(store, bodyOf(ctx), id);
       }
       await next();
-      if (id !== null && before && ctx.status === 200) {
-        await syncIdentityKeys(store, [id]);
-        await service.afterUserWrite(id, before);
-      }
     });
   }
-  // Accounts the record API creates get their identity keys too (see user-keys.ts).
+  // Access rules (issue 16) are checked when saved, as Find checks `filters` (400 with Find's messages),
+  // for callers the core will let write them; a saved change reaches this node's authorizer at once
+  // (other nodes within its cache lifetime, CACHE_TTL_MS).
+  if (rules) {
+    const check = async (ctx: Ctx, action: 'create' | 'update', next: () => Promise<unknown>, bodies: (body: unknown) => Promise<unknown[]>): Promise<void> => {
+      const actor = await auth.authenticate(ctx.get('Authorization') || undefined);
+      if (actor && !actor.apiToken && (await authorizer.can(actor, 'access-rule', action))) {
+        const list = await bodies(bodyOf(ctx));
+        const many = list.length > 1 || Array.isArray(bodyOf(ctx));
+        for (const [i, b] of list.entries()) {
+          if (typeof b !== 'object' || b === null || Array.isArray(b)) continue;
+          const at = many ? `item ${i}` : '';
+          checkRuleInput(rules, b as RuleInput, at);
+          await checkRuleOwner(b as Record<string, unknown>, at, apiTokens);
+        }
+      }
+      await next();
+      if (ctx.status === 200) authorizer.invalidate();
+    };
+    router.post('/api/access-rule', (c, next) => check(c as unknown as Ctx, 'create', next, async (b) => [b]));
+    router.post('/api/access-rule/bulk', (c, next) => check(c as unknown as Ctx, 'create', next, async (b) => (Array.isArray(b) ? b : [])));
+    router.put('/api/access-rule/:id', (c, next) => check(c as unknown as Ctx, 'update', next, async (b) => [b]));
+    router.patch('/api/access-rule/:id', (c, next) =>
+      check(c as unknown as Ctx, 'update', next, async (b) => {
+        const id = /^[1-9]\d{0,9}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
+        const stored = id === null ? undefined : await rules.store.input(id);
+        const owner = id === null ? undefined : await rules.store.owner(id);
+        if (!stored || !owner || typeof b !== 'object' || b === null || Array.isArray(b)) return [];
+        return [{ ...stored, ...owner, ...(b as Record<string, unknown>) }];
+      }),
+    );
+    for (const path of ['/api/access-rule/:id', '/api/access-rule/bulk', '/api/role/:id', '/api/role/bulk']) {
+      router.delete(path, async (c, next) => {
+        await next();
+        if (c.status === 200) authorizer.invalidate();
+      });
+    }
+    for (const method of ['put', 'patch'] as const) {
+      router[method]('/api/role/:id', async (c, next) => {
+        await next();
+        if (c.status === 200) authorizer.invalidate();
+      });
+    }
+  }
   for (const path of ['/api/user', '/api/user/bulk']) {
     router.post(path, async (c, next) => {
       const ctx = c as unknown as Ctx;
       const actor = await auth.authenticate(ctx.get('Authorization') || undefined);
       if (actor && (await authorizer.can(actor, 'user', 'create'))) await checkIdentifiersFree(store, bodyOf(ctx), null);
       await next();
-      if (ctx.status === 200) await syncIdentityKeys(store, []);
     });
   }
   route('get', '/api/iam/me', async (ctx) => {

@@ -1,6 +1,7 @@
 /** The identity plugin's parts, wired once per set of dependencies (one server or CLI run). */
 import { createHash } from 'node:crypto';
 import type { PluginDeps } from '../../plugin-api';
+import { AccessRuleStore } from './access-rules';
 import { ApiTokens } from './api-tokens';
 import { IdentityAuthenticator } from './authenticate';
 import { IdentityAuthorizer } from './authorize';
@@ -20,6 +21,7 @@ export interface Runtime {
   readonly sessions: Sessions;
   readonly tokens: Tokens;
   readonly apiTokens: ApiTokens;
+  readonly accessRules: AccessRuleStore;
   readonly authenticator: IdentityAuthenticator;
   readonly authorizer: IdentityAuthorizer;
   readonly service: IdentityService;
@@ -47,7 +49,8 @@ export function createRuntime(deps: PluginDeps): Runtime {
   const tokens = new Tokens(secret, config.iam.accessTokenTtlSeconds);
   const apiTokens = new ApiTokens(store, secret, log);
   const authenticator = new IdentityAuthenticator(tokens, sessions, store, apiTokens);
-  const authorizer = new IdentityAuthorizer(store, apiTokens);
+  const accessRules = new AccessRuleStore(deps);
+  const authorizer = new IdentityAuthorizer(store, apiTokens, accessRules);
   const forget = (ids: readonly number[], userId: number | null, apiTokenIds: readonly number[] = []): void => {
     authenticator.forget(ids, userId);
     if (apiTokenIds.length) apiTokens.forget(apiTokenIds);
@@ -61,9 +64,17 @@ export function createRuntime(deps: PluginDeps): Runtime {
     forget(ids, userId);
     bus?.publish(ids, userId);
   };
+  // issue 15: accounts the record API creates or deletes are identity events too, in the same transaction.
+  const events = deps.events;
+  events?.onAppend(async (trx, appended) => {
+    const derived = appended
+      .filter((e) => e.model === 'user' && (e.type === 'record.create' || e.type === 'record.delete'))
+      .map((e) => ({ type: e.type === 'record.create' ? ('user.create' as const) : ('user.delete' as const), model: 'user', recordId: e.recordId, actor: e.actor, record: e.record }));
+    if (derived.length > 0) await events.append(trx, derived);
+  });
   const codes = new Codes(store, secret);
   const mail = delivery(config.mail, log);
   const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, redisNamespace(deps), log) : memoryCounters(), config.iam.rateLimit);
   const service = new IdentityService({ config, log, store, sessions, tokens, passwords, codes, delivery: mail, limiter });
-  return { store, passwords, sessions, tokens, apiTokens, authenticator, authorizer, service, delivery: mail, limiter, bus };
+  return { store, passwords, sessions, tokens, apiTokens, accessRules, authenticator, authorizer, service, delivery: mail, limiter, bus };
 }

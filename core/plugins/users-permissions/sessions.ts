@@ -108,14 +108,28 @@ export class Sessions {
 
   async revoke(sessionIds: readonly number[], reason: string): Promise<void> {
     if (sessionIds.length === 0) return;
-    await this.db(this.store.sessions).whereIn('id', [...sessionIds]).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: reason, updated_at: nowIso() });
+    await this.revokeWhere((q) => q.whereIn('id', [...sessionIds]), reason);
     this.onRevoke(sessionIds, null);
   }
 
   /** Ends every session of a user (logout allDevices, password change, reset, first verified proof). */
   async revokeAll(userId: number, reason: string): Promise<void> {
-    await this.db(this.store.sessions).where('user_id', userId).whereNull('revoked_at').update({ revoked_at: nowIso(), revoked_reason: reason, updated_at: nowIso() });
+    await this.revokeWhere((q) => q.where('user_id', userId), reason);
     this.onRevoke([], userId);
+  }
+
+  /** Revokes the live sessions `where` picks; one `session.revoke` event each, in the same transaction (issue 15). */
+  private async revokeWhere(where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, reason: string): Promise<void> {
+    const events = this.store.deps.events;
+    const now = nowIso();
+    const revoked = await this.db.transaction(async (trx) => {
+      const live = (await where(trx(this.store.sessions).whereNull('revoked_at')).select('id', 'user_id')) as { id: number | string; user_id: number | string }[];
+      if (live.length === 0) return 0;
+      await trx(this.store.sessions).whereIn('id', live.map((s) => Number(s.id))).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason, updated_at: now });
+      await events?.append(trx, live.map((s) => ({ type: 'session.revoke' as const, model: 'session', recordId: Number(s.id), actor: null, record: { id: Number(s.id), userId: Number(s.user_id), reason } })));
+      return live.length;
+    });
+    if (revoked > 0) events?.committed();
   }
 
   /** Is the session live (not revoked)? Its user id, or null. */

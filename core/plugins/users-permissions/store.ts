@@ -184,10 +184,16 @@ export class IdentityStore {
       const [inserted] = (await trx(this.users).insert(withFolds(this.userModel, row)).returning('id')) as ({ id: number } | number)[];
       const id = typeof inserted === 'object' ? Number(inserted.id) : Number(inserted);
       await this.setRoles(id, u.roles, trx);
+      // issue 15: the identity event commits with the account
+      const events = this.deps.events;
+      if (events) await events.append(trx, [{ type: 'user.create', model: 'user', recordId: id, actor: null, record: await events.recordOf(trx, 'user', id) }]);
       return id;
     };
     try {
-      return await (db.isTransaction ? run(db as Knex.Transaction) : this.db.transaction(run));
+      if (db.isTransaction) return await run(db as Knex.Transaction);
+      const id = await this.db.transaction(run);
+      this.deps.events?.committed();
+      return id;
     } catch (e) {
       throw this.asConflict(e);
     }

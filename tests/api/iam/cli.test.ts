@@ -1,6 +1,6 @@
 /** The identity plugin's admin CLI commands, run as a separate process against each database. */
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIALECTS } from '../../helpers/dialects';
@@ -11,10 +11,17 @@ for (const dialect of DIALECTS) {
   describe(`identity: admin CLI [${dialect}]`, () => {
     let app: TestApp;
     let mail: MailSink;
-    const cliWith = (env: Record<string, string>, ...args: string[]) => {
-      const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env, ...env }, encoding: 'utf8', timeout: 30_000 });
-      return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
-    };
+    // Spawned asynchronously: a synchronous spawn would freeze this process, the app's server with it,
+    // past its keep-alive timeout, and the next request on a pooled socket would meet ECONNRESET.
+    const cliWith = (env: Record<string, string>, ...args: string[]) => new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env, ...env }, timeout: 30_000 });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
+      child.stderr.setEncoding('utf8').on('data', (d: string) => { err += d; });
+      child.on('error', reject);
+      child.on('close', (code, signal) => resolve({ code, signal, out, err }));
+    });
     const cli = (...args: string[]) => cliWith({}, ...args);
 
     before(async () => {
@@ -27,19 +34,19 @@ for (const dialect of DIALECTS) {
     });
 
     it('user:create makes an active user who can sign in; a duplicate fails with a clear line', async () => {
-      const r = cli('user:create', '--username', 'cliuser', '--email', 'cli@example.test', '--password', 'cli-pass-123', '--roles', 'admin,authenticated');
+      const r = await cli('user:create', '--username', 'cliuser', '--email', 'cli@example.test', '--password', 'cli-pass-123', '--roles', 'admin,authenticated');
       expect(r.code, r.err).to.equal(0);
       const u = await app.signIn('cliuser', 'cli-pass-123');
       expect(u.roles).to.deep.equal(['admin', 'authenticated']);
-      const dup = cli('user:create', '--username', 'CLIUSER', '--email', 'other@example.test', '--password', 'cli-pass-123');
+      const dup = await cli('user:create', '--username', 'CLIUSER', '--email', 'other@example.test', '--password', 'cli-pass-123');
       expect(dup.code).to.equal(1);
       expect(dup.err).to.match(/username .*already taken/);
-      expect(cli('user:create', '--username', 'x1', '--email', 'x1@example.test', '--password', 'short').err).to.match(/at least 8/);
+      expect((await cli('user:create', '--username', 'x1', '--email', 'x1@example.test', '--password', 'short')).err).to.match(/at least 8/);
     });
 
     it('user:create checks the username and e-mail as registration and user:import do (a username shaped like an e-mail would shadow that address at sign-in)', async () => {
       for (const [username, email, problem] of [['cli@example.test', 'y1@example.test', /username/], ['with space', 'y2@example.test', /username/], ['y3', 'not-an-email', /email/]] as const) {
-        const r = cli('user:create', '--username', username, '--email', email, '--password', 'cli-pass-123');
+        const r = await cli('user:create', '--username', username, '--email', email, '--password', 'cli-pass-123');
         expect(r.code, r.out).to.equal(1);
         expect(r.err).to.match(problem);
       }
@@ -47,11 +54,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('users the CLI creates or imports have their e-mail marked verified: an OTP sign-in keeps their password (issue 13 item 14)', async () => {
-      expect(cli('user:create', '--username', 'otpcli', '--email', 'otpcli@example.test', '--password', 'otp-cli-pass-1').code).to.equal(0);
+      expect((await cli('user:create', '--username', 'otpcli', '--email', 'otpcli@example.test', '--password', 'otp-cli-pass-1')).code).to.equal(0);
       mkdirSync(app.env.DATA_DIR, { recursive: true });
       const json = join(app.env.DATA_DIR, 'verified.json');
       writeFileSync(json, JSON.stringify([{ username: 'otpimp', email: 'otpimp@example.test', password: 'otp-imp-pass-1' }]));
-      expect(cli('user:import', json, '--no-progress').code).to.equal(0);
+      expect((await cli('user:import', json, '--no-progress')).code).to.equal(0);
       for (const [name, email, password] of [['otpcli', 'otpcli@example.test', 'otp-cli-pass-1'], ['otpimp', 'otpimp@example.test', 'otp-imp-pass-1']]) {
         const row = (await app.http.get(`/api/user?filters[username][$eq]=${name}`)).body.records[0];
         expect(row, name).to.include({ emailVerified: true });
@@ -66,33 +73,54 @@ for (const dialect of DIALECTS) {
     });
 
     it('role:create, role:grant and role:revoke change what a user of that role may do', async () => {
-      expect(cli('role:create', '--name', 'editor').code).to.equal(0);
+      expect((await cli('role:create', '--name', 'editor')).code).to.equal(0);
       const editor = await app.createUser({ roles: ['editor'] });
       expect((await editor.http.post('/api/institute', { name: 'Ed 1', code: 'ED1' })).status).to.equal(403);
-      expect(cli('role:grant', '--role', 'editor', '--permission', 'institute.create').code).to.equal(0);
+      expect((await cli('role:grant', '--role', 'editor', '--permission', 'institute.create')).code).to.equal(0);
       await new Promise((r) => setTimeout(r, 600)); // the permission cache lives at most 0.5 s
       expect((await editor.http.post('/api/institute', { name: 'Ed 2', code: 'ED2' })).status).to.equal(200);
-      expect(cli('role:revoke', '--role', 'editor', '--permission', 'institute.create').code).to.equal(0);
+      expect((await cli('role:revoke', '--role', 'editor', '--permission', 'institute.create')).code).to.equal(0);
       await new Promise((r) => setTimeout(r, 600));
       expect((await editor.http.post('/api/institute', { name: 'Ed 3', code: 'ED3' })).status).to.equal(403);
-      expect(cli('role:grant', '--role', 'editor', '--permission', 'nothing.here').err).to.match(/no permission/);
+      expect((await cli('role:grant', '--role', 'editor', '--permission', 'nothing.here')).err).to.match(/no permission/);
+    });
+
+    it('role:grant --where/--fields grants on some rows and fields only (issue 16); a bad rule fails with Find\'s message; role:revoke removes it', async () => {
+      expect((await cli('role:create', '--name', 'clerk')).code).to.equal(0);
+      const clerk = await app.createUser({ roles: ['clerk'] });
+      for (const [name, code, city] of [['Clerk A', 'CLA', 'Springfield'], ['Clerk B', 'CLB', 'Shelbyville']]) expect((await app.http.post('/api/institute', { name, code, city })).status).to.equal(200);
+      const r = await cli('role:grant', '--role', 'clerk', '--permission', 'institute.find', '--where', '{"city":{"$eq":"Springfield"}}', '--fields', 'name,city');
+      expect(r.code, r.err).to.equal(0);
+      expect(r.out).to.contain('clerk: institute.find granted where {"city":{"$eq":"Springfield"}} on fields name, city');
+      await new Promise((res) => setTimeout(res, 600)); // the permission cache lives at most 0.5 s
+      const seen = await clerk.http.get('/api/institute');
+      expect(seen.status, seen.text).to.equal(200);
+      expect(seen.body.records.map((x: Record<string, unknown>) => [x.name, x.city, x.code])).to.deep.equal([['Clerk A', 'Springfield', undefined]]);
+      const bad = await cli('role:grant', '--role', 'clerk', '--permission', 'institute.find', '--where', '{"town":{"$eq":"x"}}');
+      expect(bad.code).to.equal(1);
+      expect(bad.err).to.contain('where[town]: unknown field "town" of institute');
+      expect((await cli('role:grant', '--role', 'clerk', '--permission', 'institute.find', '--where', '{nope')).err).to.contain('--where is not JSON');
+      const revoked = await cli('role:revoke', '--role', 'clerk', '--permission', 'institute.find');
+      expect(revoked.out).to.contain('and 1 access rule');
+      await new Promise((res) => setTimeout(res, 600));
+      expect((await clerk.http.get('/api/institute')).status).to.equal(403);
     });
 
     it('with REDIS_URL set (as on every node of a cluster), a command exits once it is done', async () => {
       const t = Date.now();
-      const r = cliWith({ REDIS_URL: 'redis://127.0.0.1:6379' }, 'user:create', '--username', 'redisuser', '--email', 'redis@example.test', '--password', 'redis-pass-1');
+      const r = await cliWith({ REDIS_URL: 'redis://127.0.0.1:6379' }, 'user:create', '--username', 'redisuser', '--email', 'redis@example.test', '--password', 'redis-pass-1');
       expect(r.signal, 'still running when killed').to.equal(null);
       expect(r.code, r.err).to.equal(0);
       expect(Date.now() - t).to.be.below(10_000);
       await app.signIn('redisuser', 'redis-pass-1');
-      const failed = cliWith({ REDIS_URL: 'redis://127.0.0.1:6379' }, 'user:create', '--username', 'redisuser', '--email', 'other@example.test', '--password', 'redis-pass-1');
+      const failed = await cliWith({ REDIS_URL: 'redis://127.0.0.1:6379' }, 'user:create', '--username', 'redisuser', '--email', 'other@example.test', '--password', 'redis-pass-1');
       expect(failed.signal, 'still running when killed').to.equal(null);
       expect(failed.code).to.equal(1);
     });
 
     it('user:set-password sets it and ends every session of the user', async () => {
       const u = await app.createUser();
-      expect(cli('user:set-password', '--user', u.username, '--password', 'set-by-admin-1').code).to.equal(0);
+      expect((await cli('user:set-password', '--user', u.username, '--password', 'set-by-admin-1')).code).to.equal(0);
       await new Promise((r) => setTimeout(r, 600));
       expect((await u.http.get('/api/iam/me')).status).to.equal(401);
       await app.signIn(u.username, 'set-by-admin-1');
@@ -109,7 +137,7 @@ for (const dialect of DIALECTS) {
     it('user:import is all or nothing: a failing row writes nobody, and every row is reported with its line', async () => {
       // Row "dave" has a quoted line break in fullName: the rows after it start one line further down.
       const csv = importFile('users.csv', 'username,email,password,fullName,roles\nann,ann@example.test,ann-pass-1,Ann,editor\nbob,bad-email,bob-pass-1,Bob,\ndave,dave@example.test,"dave,pass-1","Dave\nD",authenticated;editor\nann,ann2@example.test,ann-pass-2,Dup,\neve,eve@example.test,eve-pass-1,Eve,nosuchrole\n');
-      const r = cli('user:import', csv, '--no-progress');
+      const r = await cli('user:import', csv, '--no-progress');
       expect(r.code, r.err).to.equal(2);
       expect(r.out.split('\n')).to.deep.equal([
         'line 2: not written ann (another row failed: nothing was written)',
@@ -125,7 +153,7 @@ for (const dialect of DIALECTS) {
 
       // Fixed, the same command writes every row and reports each new user.
       writeFileSync(csv, 'username,email,password,fullName,roles\nann,ann@example.test,ann-pass-1,Ann,editor\nbob,bob@example.test,bob-pass-1,Bob,\ndave,dave@example.test,"dave,pass-1","Dave\nD",authenticated;editor\n');
-      const fixed = cli('user:import', csv, '--no-progress');
+      const fixed = await cli('user:import', csv, '--no-progress');
       expect(fixed.code, fixed.out + fixed.err).to.equal(0);
       const lines = fixed.out.trim().split('\n');
       expect(lines).to.have.length(4);
@@ -140,7 +168,7 @@ for (const dialect of DIALECTS) {
 
     it('user:import runs again after a partial import: without --skip-existing the users already there fail, with it they are skipped and reported', async () => {
       const first = importFile('first.json', JSON.stringify([{ username: 'erin', email: 'erin@example.test', password: 'erin-pass-1' }]));
-      expect(cli('user:import', first, '--no-progress').code).to.equal(0);
+      expect((await cli('user:import', first, '--no-progress')).code).to.equal(0);
       const all = importFile(
         'all.json',
         JSON.stringify([
@@ -149,14 +177,14 @@ for (const dialect of DIALECTS) {
           { username: 'gina', email: 'ADMIN@example.test', password: 'gina-pass-1' },
         ]),
       );
-      const strict = cli('user:import', all, '--no-progress');
+      const strict = await cli('user:import', all, '--no-progress');
       expect(strict.code).to.equal(2);
       expect(strict.out).to.contain('item 1: failed erin (username erin is already taken (--skip-existing skips it); email erin@example.test is already taken (--skip-existing skips it))');
       expect(strict.out).to.contain('item 2: not written frank');
       expect(strict.out).to.contain('item 3: failed gina (email ADMIN@example.test is already taken (--skip-existing skips it))');
       expect(await signsIn('frank', 'frank-pass-1')).to.equal(false);
 
-      const skipping = cli('user:import', all, '--no-progress', '--skip-existing');
+      const skipping = await cli('user:import', all, '--no-progress', '--skip-existing');
       expect(skipping.code, skipping.out + skipping.err).to.equal(0);
       const lines = skipping.out.trim().split('\n');
       expect(lines[0]).to.equal('item 1: skipped erin (username erin and email erin@example.test already exist)');
@@ -168,14 +196,14 @@ for (const dialect of DIALECTS) {
       expect(await signsIn('gina', 'gina-pass-1')).to.equal(false);
 
       // Everything there: a third run skips every row and writes nothing.
-      const again = cli('user:import', all, '--no-progress', '--skip-existing');
+      const again = await cli('user:import', all, '--no-progress', '--skip-existing');
       expect(again.code).to.equal(0);
       expect(again.out.trim().split('\n').pop()).to.equal('imported: 0 created, 3 skipped');
     });
 
     it('user:import refuses on both databases what one of them would refuse: over-long fields, a mobile twice or already taken', async () => {
       const long = `${'x'.repeat(250)}@example.test`; // 263 characters: PostgreSQL's column would refuse it, SQLite's would not
-      expect(cli('user:create', '--username', 'mobileowner', '--email', 'mobileowner@example.test', '--password', 'owner-pass-1', '--mobile', '+1 555 0100').code).to.equal(0);
+      expect((await cli('user:create', '--username', 'mobileowner', '--email', 'mobileowner@example.test', '--password', 'owner-pass-1', '--mobile', '+1 555 0100')).code).to.equal(0);
       const file = importFile(
         'lengths.json',
         JSON.stringify([
@@ -186,7 +214,7 @@ for (const dialect of DIALECTS) {
           { username: 'leo', email: 'leo@example.test', password: 'leo-pass-1', fullName: 'L'.repeat(256) },
         ]),
       );
-      const r = cli('user:import', file, '--no-progress', '--skip-existing');
+      const r = await cli('user:import', file, '--no-progress', '--skip-existing');
       expect(r.code).to.equal(2);
       expect(r.out.trim().split('\n')).to.deep.equal([
         'item 1: failed hank (email is longer than 255 characters)',
@@ -201,10 +229,10 @@ for (const dialect of DIALECTS) {
 
     it('user:import: a file it cannot read is one clear line and exit 1', async () => {
       const broken = importFile('broken.json', '[{"username": "x"');
-      const r = cli('user:import', broken, '--no-progress');
+      const r = await cli('user:import', broken, '--no-progress');
       expect(r.code).to.equal(1);
       expect(r.err).to.match(/^error: .*broken\.json: not valid JSON/);
-      const missing = cli('user:import', join(app.env.DATA_DIR, 'nope.csv'), '--no-progress');
+      const missing = await cli('user:import', join(app.env.DATA_DIR, 'nope.csv'), '--no-progress');
       expect(missing.code).to.equal(1);
       expect(missing.err).to.match(/^error: .*nope\.csv: cannot be read \(ENOENT\)/);
     });

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
+import { logRequestQueries } from '../../helpers/request-queries';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 import { ACTIVE, GROUP_MODELS, PAYMENTS, type Payment, groupsOf, seedPayments } from '../../fixtures/group-dataset';
 
@@ -27,7 +28,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       app = await startTestApp(dialect, { contentTypesDir: GROUP_MODELS });
       await seedPayments(app);
-      app.deps.db.on('query', (q: { sql: string }) => queries.push(q.sql));
+      logRequestQueries(app.deps.db, queries);
     });
     after(async () => app?.close());
 

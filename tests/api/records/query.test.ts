@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
+import { logRequestQueries } from '../../helpers/request-queries';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 import { type Dataset, type Rec, seedDataset } from '../../fixtures/query-dataset';
 import { FIXTURE_DIR, Oracle, sorted } from '../../fixtures/query-oracle';
@@ -419,7 +420,7 @@ for (const dialect of DIALECTS) {
       const res = await app.http.post('/api/book/bulk', Array.from({ length: 30 }, (_, i) => ({ title: `B${i}`, pages: i, authorId: authors[i % 5], tags: [tags[i % 4], tags[(i + 1) % 4]] })));
       expect(res.status, res.text).to.equal(200);
       sql = [];
-      app.deps.db.on('query', (e: { sql: string }) => sql.push(e.sql));
+      logRequestQueries(app.deps.db, sql);
     });
     after(async () => app?.close());
 

@@ -87,9 +87,9 @@ export interface WriteAudit {
   readonly fullyPresent: number;
 }
 
-/** Reads the fee_type names back from PostgreSQL at `dbUrl` and checks them against the write outcomes. */
+/** Reads the fee_type names back from PostgreSQL or MariaDB at `dbUrl` and checks them against the write outcomes. */
 export async function auditWrites(dbUrl: string, outcomes: readonly Outcome[]): Promise<WriteAudit> {
-  const check = knex({ client: 'pg', connection: dbUrl, pool: { min: 0, max: 1 } });
+  const check = knex({ client: dbUrl.startsWith('mysql:') ? 'mysql2' : 'pg', connection: dbUrl, pool: { min: 0, max: 1 } });
   let present: Set<string>;
   try {
     present = new Set((await check('fee_type').select('fee_type')).map((r: { fee_type: string }) => r.fee_type));

@@ -67,7 +67,12 @@ describe('config', () => {
     expect(loadConfig({ ...base, DATABASE_URL: 'postgres://u@h:5432/db' }, root).database).to.deep.equal({ client: 'pg', connectionString: 'postgres://u@h:5432/db', schema: null });
     expect(loadConfig({ ...base, DATABASE_URL: 'sqlite:x/y.db' }, root).database).to.deep.equal({ client: 'sqlite', filename: join(root, 'x/y.db') });
     expect(loadConfig({ ...base, DATABASE_URL: 'sqlite:/abs/z.db' }, root).database).to.deep.equal({ client: 'sqlite', filename: '/abs/z.db' });
+    expect(loadConfig({ ...base, DATABASE_URL: 'mysql://u:p@h:3306/db' }, root).database).to.deep.equal({ client: 'mysql', connectionString: 'mysql://u:p@h:3306/db' });
+    expect(loadConfig({ ...base, DATABASE_URL: 'mariadb://u@h/db' }, root).database).to.deep.equal({ client: 'mysql', connectionString: 'mysql://u@h/db' });
+    // a MariaDB URL must name its database
     expect(() => loadConfig({ ...base, DATABASE_URL: 'mysql://x' }, root)).to.throw(ConfigError, /DATABASE_URL/);
+    expect(() => loadConfig({ ...base, DATABASE_URL: 'mysql://u@h:3306/' }, root)).to.throw(ConfigError, /names no database/);
+    expect(() => loadConfig({ ...base, DATABASE_URL: 'oracle://u@h/db' }, root)).to.throw(ConfigError, /DATABASE_URL/);
   });
 
   it('names the setting in a parse error', () => {
