@@ -9,6 +9,13 @@ export function parseDuration(raw: string): number {
   return Number(m[1]) * UNIT_SECONDS[m[2] ?? 's'];
 }
 
+/** REALTIME_FLUSH: a duration of at most one second (an event must reach its streams within a second). */
+export function parseFlushWindow(raw: string): number {
+  const seconds = parseDuration(raw);
+  if (seconds > 1) throw new Error(`"${raw}" is more than 1s (an event must reach its streams within a second)`);
+  return seconds;
+}
+
 export function parseBoolean(raw: string): boolean {
   const v = raw.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;

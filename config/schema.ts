@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
-import { type LogLevel, parseBoolean, parseDuration, parseList, parseLogLevel, parsePositiveInt, parseSources } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseList, parseLogLevel, parsePositiveInt, parseSources } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -99,6 +99,8 @@ export interface RealtimeConfig {
   readonly maxConnections: number;
   /** Lifetime of a ticket from POST /api/realtime/ticket. */
   readonly ticketTtlMs: number;
+  /** Live events reaching a stream within this window go out in one write (0: each at once). */
+  readonly flushMs: number;
 }
 
 export interface WebhooksConfig {
@@ -220,6 +222,7 @@ export const SETTINGS = {
   realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
   realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),
   realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond)'),
+  realtimeFlush: setting('REALTIME_FLUSH', '20ms', parseFlushWindow, 'live events reaching a realtime stream within this window go out in one write (0: each at once; at most 1s)'),
   realtimeTicketTtl: setting('REALTIME_TICKET_TTL', '30s', parseDuration, 'lifetime of a realtime ticket (POST /api/realtime/ticket) for browsers\' EventSource'),
   webhookDelivery: setting('WEBHOOK_DELIVERY', 'true', parseBoolean, 'this node sends webhook deliveries (false: it only records them)'),
   webhookTimeout: setting('WEBHOOK_TIMEOUT', '10s', parseDuration, 'longest one delivery attempt may take (connect to last byte)'),

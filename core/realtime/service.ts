@@ -222,7 +222,7 @@ export class Realtime {
 
     const stream: SseStream = new SseStream(
       o.res,
-      { queueMax: config.realtime.queueMax, heartbeatMs: config.realtime.heartbeatMs },
+      { queueMax: config.realtime.queueMax, heartbeatMs: config.realtime.heartbeatMs, flushMs: config.realtime.flushMs },
       render,
       async () => {
         try {

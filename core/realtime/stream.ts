@@ -7,6 +7,8 @@
  * queue past REALTIME_QUEUE_MAX while the socket has taken nothing for SLOW_MS (1 s) ends the
  * connection (the client reconnects with Last-Event-ID). A burst (a bulk write of hundreds of
  * records) outruns every stream for a moment: a stream still reading may hold up to BURST × the bound.
+ * Live events are gathered for REALTIME_FLUSH (20 ms) and written together: one write per stream and
+ * window, not one per stream and event.
  */
 import type { ServerResponse } from 'node:http';
 import type { StoredEvent } from '../events/types';
@@ -24,6 +26,8 @@ export const SLOW_MS = 1000;
 export interface StreamOptions {
   readonly queueMax: number;
   readonly heartbeatMs: number;
+  /** Live events within this window go out in one write (REALTIME_FLUSH; 0: each at once). */
+  readonly flushMs: number;
 }
 
 /** An SSE frame: `id`, `event` and one `data` line of JSON (JSON text has no raw newline). */
@@ -39,6 +43,8 @@ export class SseStream {
   private waitingSince: number | null = null;
   private ended = false;
   private readonly heartbeat: NodeJS.Timeout;
+  /** The pending flush of live events (REALTIME_FLUSH), null: none scheduled. */
+  private flushTimer: NodeJS.Timeout | null = null;
   /** Ids already written (by the backlog); live events with these ids are skipped. */
   private readonly sent = new Set<number>();
   private backlog: (() => Promise<void>) | null = null;
@@ -99,7 +105,13 @@ export class SseStream {
       return;
     }
     this.queue.push(e);
-    this.pump();
+    // Events of the next REALTIME_FLUSH go out with this one, in one write: with many streams and a
+    // steady stream of writes, one syscall per event and stream was most of what a listener cost.
+    if (this.opts.flushMs <= 0) this.pump();
+    else this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = null;
+      this.pump();
+    }, this.opts.flushMs);
   }
 
   /** Ends the stream; `event` (a frame) is written first when the socket takes it. */
@@ -107,6 +119,7 @@ export class SseStream {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.heartbeat);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     this.queue.length = 0;
     if (destroy) this.res.destroy();
     else {

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { EventEmitter } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../../config';
+import type { StoredEvent } from '../../../core/events/types';
+import { frame, SseStream } from '../../../core/realtime/stream';
+
+/** A ServerResponse that records each write and always takes the data. */
+class FakeResponse extends EventEmitter {
+  readonly writes: string[] = [];
+  destroyed = false;
+  writeHead(): this {
+    return this;
+  }
+  flushHeaders(): void {}
+  write(text: string): boolean {
+    this.writes.push(text);
+    return true;
+  }
+  end(): void {}
+  destroy(): void {
+    this.destroyed = true;
+  }
+}
+
+const event = (id: number): StoredEvent => ({ id, type: 'record.create', model: 'fee-type', recordId: id, time: new Date(0).toISOString(), actor: null, record: { id } });
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A stream on a fake response, opened; its writes after the opening lines. */
+async function openStream(flushMs: number): Promise<{ stream: SseStream; writes: () => string[] }> {
+  const res = new FakeResponse();
+  const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs }, async (e) => frame(e.id, e.type, e.record), async () => null, () => undefined);
+  stream.open(null);
+  await sleep(0); // the opening pump (no backlog) has ended
+  const opening = res.writes.length;
+  return { stream, writes: () => res.writes.slice(opening) };
+}
+
+describe('realtime stream: REALTIME_FLUSH gathers live events into one write', () => {
+  it('events within the window go out together, in order, once the window ends', async () => {
+    const { stream, writes } = await openStream(60);
+    stream.push(event(1));
+    await sleep(15);
+    stream.push(event(2));
+    stream.push(event(3));
+    await sleep(10);
+    expect(writes(), 'nothing before the window ends').to.deep.equal([]);
+    await sleep(100);
+    expect(writes()).to.deep.equal([[1, 2, 3].map((id) => frame(id, 'record.create', { id })).join('')]);
+    stream.end('test');
+  });
+
+  it('0 writes each event as it comes', async () => {
+    const { stream, writes } = await openStream(0);
+    stream.push(event(1));
+    await sleep(15);
+    stream.push(event(2));
+    await sleep(15);
+    expect(writes()).to.deep.equal([frame(1, 'record.create', { id: 1 }), frame(2, 'record.create', { id: 2 })]);
+    stream.end('test');
+  });
+
+  it('an ended stream writes nothing its window still held', async () => {
+    const { stream, writes } = await openStream(30);
+    stream.push(event(1));
+    stream.end('test');
+    await sleep(60);
+    expect(writes()).to.deep.equal([]);
+  });
+
+  it('the setting: 20ms by default, at most 1s (1s starts, more is refused naming REALTIME_FLUSH)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ris-flush-'));
+    const base = { DATA_DIR: join(root, 'data') };
+    expect(loadConfig(base, root).realtime.flushMs).to.equal(20);
+    expect(loadConfig({ ...base, REALTIME_FLUSH: '0' }, root).realtime.flushMs).to.equal(0);
+    expect(loadConfig({ ...base, REALTIME_FLUSH: '1s' }, root).realtime.flushMs).to.equal(1000);
+    expect(() => loadConfig({ ...base, REALTIME_FLUSH: '1001ms' }, root)).to.throw(ConfigError, /REALTIME_FLUSH.*more than 1s/);
+    expect(() => loadConfig({ ...base, REALTIME_FLUSH: 'soon' }, root)).to.throw(ConfigError, /REALTIME_FLUSH/);
+  });
+});
