@@ -15,6 +15,10 @@ export interface Receiver {
   readonly received: Received[];
   /** Status (and optional body/headers) for the n-th request (0-based), or 'hang' (never answers). */
   respond: (req: Received, n: number) => number | 'hang' | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+  /** TCP connections the receiver has accepted so far. */
+  readonly connections: number;
+  /** Closes a connection idle this long after an answer (Node's default: 5 s). */
+  keepAliveTimeout(ms: number): void;
   /** Waits until `pred` holds of the requests received so far. */
   until(pred: (r: Received[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -24,10 +28,17 @@ export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<import('node:http').ServerResponse>();
   let server: Server;
+  let connections = 0;
   const r: Receiver = {
     url: '',
     received,
     respond: () => 200,
+    get connections() {
+      return connections;
+    },
+    keepAliveTimeout(ms) {
+      server.keepAliveTimeout = ms;
+    },
     async until(pred, timeoutMs = 10_000) {
       const t0 = Date.now();
       while (!pred(received)) {
@@ -71,6 +82,7 @@ export async function startReceiver(): Promise<Receiver> {
       } else send();
     });
   });
+  server.on('connection', () => (connections += 1));
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
   (r as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return r;

@@ -8,9 +8,10 @@ import type { Logger } from 'pino';
 import type { WebhooksConfig } from '../../../config/schema';
 import type { EventPipeline, StoredEvent } from '../../plugin-api';
 import { backoffMs } from './backoff';
-import { sendOnce } from './send';
+import { FinishBatch } from './finish-batch';
+import { keepAliveAgents, sendOnce, type Agents } from './send';
 import { signedHeaders } from './signature';
-import type { Claimed, WebhookStore } from './store';
+import type { AttemptLog, Claimed, Finish, Webhook, WebhookStore } from './store';
 
 /** The JSON body a receiver gets (Standard Webhooks' `type`, `timestamp`, `data`). */
 export function deliveryBody(event: StoredEvent): string {
@@ -40,13 +41,19 @@ export class Dispatcher {
   private again = false;
   private closed = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly outcomes: FinishBatch;
+  /** Connections to receivers kept open between deliveries (at most WEBHOOK_CONCURRENCY each way). */
+  private readonly agents: Agents;
 
   constructor(
     private readonly store: WebhookStore,
     private readonly events: EventPipeline,
     private readonly config: WebhooksConfig,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.outcomes = new FinishBatch(store);
+    this.agents = keepAliveAgents(config.concurrency);
+  }
 
   start(): void {
     if (this.unsubscribe || this.closed) return;
@@ -71,6 +78,8 @@ export class Dispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.unsubscribe?.();
     await Promise.allSettled([...this.inFlight]);
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   poke(): void {
@@ -95,8 +104,10 @@ export class Dispatcher {
       const free = this.config.concurrency - this.running;
       if (free <= 0) return;
       const claimed = await this.store.claim(free, this.config.leaseMs);
-      // The claimed deliveries' events, in one statement (not one per delivery).
+      // The claimed deliveries' events and webhooks, one statement each (not one per delivery). The
+      // webhooks are read now, not taken from the fan-out's list: one disabled or deleted a moment ago sends nothing.
       const events = new Map((await this.events.readIds(claimed.map((c) => c.eventId))).map((e) => [e.id, e]));
+      const hooks = await this.store.hooksByIds(this.store.deps.db, claimed.map((c) => c.webhookId));
       if (claimed.length === 0 && this.running === 0) {
         // Nothing to send now: when is the next thing due (a retry, another node's lease)? Nothing: idle.
         // An idle node woken by a commit that made no delivery stays idle without asking again.
@@ -112,7 +123,7 @@ export class Dispatcher {
       }
       for (const c of claimed) {
         this.running += 1;
-        const p: Promise<void> = this.deliver(c, events.get(c.eventId))
+        const p: Promise<void> = this.deliver(c, hooks.get(c.webhookId), events.get(c.eventId))
           .catch((err: unknown) => this.log.warn({ err, delivery: c.id }, 'webhooks: a delivery attempt failed to run; its lease will run out and it is tried again'))
           .finally(() => {
             this.running -= 1;
@@ -129,28 +140,29 @@ export class Dispatcher {
     }
   }
 
-  /** Sends claimed delivery `c` of `event` (undefined: no longer in the outbox). */
-  private async deliver(c: Claimed, event: StoredEvent | undefined): Promise<void> {
-    // Read now, not from the fan-out's list: a webhook disabled or deleted a moment ago sends nothing.
-    const hook = await this.store.hookById(this.store.deps.db, c.webhookId);
+  private async finish(claimed: Claimed, attempt: AttemptLog, next: Finish['next']): Promise<void> {
+    await this.outcomes.finish({ claimed, attempt, next });
+  }
+
+  /** Sends claimed delivery `c` of `event` through `hook` (undefined: deleted, or no longer in the outbox). */
+  private async deliver(c: Claimed, hook: Webhook | undefined, event: StoredEvent | undefined): Promise<void> {
     const now = new Date();
     if (!hook || !hook.enabled || !hook.secret || !event || event.id !== c.eventId) {
       const error = !hook ? 'the webhook was deleted' : !hook.enabled ? 'the webhook is disabled' : !hook.secret ? 'the webhook has no secret' : 'the event is no longer in the outbox';
-      await this.store.finish(c, { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, { status: 'failed', nextAttemptAt: null });
+      await this.finish(c, { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, { status: 'failed', nextAttemptAt: null });
       return;
     }
     const body = deliveryBody(event);
     const headers = signedHeaders(hook.secret, `msg_${c.id}`, Math.floor(now.getTime() / 1000), body);
-    const result = await sendOnce(hook.url, headers, body, { timeoutMs: this.config.timeoutMs, allowHosts: this.config.allowHosts });
+    const result = await sendOnce(hook.url, headers, body, { timeoutMs: this.config.timeoutMs, allowHosts: this.config.allowHosts, agents: this.agents });
     const at = new Date();
     const attempt = { at: at.toISOString(), status: result.status, durationMs: result.durationMs, error: result.error, response: result.response };
     if (result.ok) {
-      await this.store.finish(c, attempt, { status: 'succeeded', nextAttemptAt: null });
+      await this.finish(c, attempt, { status: 'succeeded', nextAttemptAt: null });
       return;
     }
     const next = new Date(at.getTime() + backoffMs(c.attemptCount + 1, this.config.backoffBaseMs, this.config.backoffMaxMs));
     const giveUp = next.getTime() > Date.parse(c.retryUntil);
-    await this.store.finish(c, attempt, giveUp ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: next.toISOString() });
-
+    await this.finish(c, attempt, giveUp ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: next.toISOString() });
   }
 }

@@ -15,9 +15,31 @@ export interface AttemptResult {
   readonly response: string | null;
 }
 
+/** Keep-alive connection pools for http and https receivers. */
+export interface Agents {
+  readonly http: http.Agent;
+  readonly https: https.Agent;
+}
+
+/**
+ * Pools of at most `maxSockets` connections per receiver, kept open between deliveries (a new TCP
+ * connection per delivery cost the node and the receiver more than the delivery itself). An idle one
+ * is closed after IDLE_SOCKET_MS, before a Node receiver's 5 s keep-alive timeout closes it under a
+ * request. A pooled connection was opened through the SSRF guard's lookup like any other.
+ */
+export function keepAliveAgents(maxSockets: number): Agents {
+  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: IDLE_SOCKET_MS };
+  return { http: new http.Agent(options), https: new https.Agent(options) };
+}
+
+/** An idle pooled connection is closed after this long. */
+export const IDLE_SOCKET_MS = 4000;
+
 export interface SendOptions {
   readonly timeoutMs: number;
   readonly allowHosts: readonly string[];
+  /** Pools to send through (none: a connection of its own, closed after). */
+  readonly agents?: Agents;
 }
 
 /** Why `url` cannot be a destination at all (null: it may be, pending DNS). */
@@ -37,16 +59,28 @@ export function urlProblem(url: unknown, allowHosts: readonly string[]): string 
   return null;
 }
 
-export function sendOnce(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<AttemptResult> {
+export async function sendOnce(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<AttemptResult> {
+  let result = await post(url, headers, body, opts);
+  // A pooled connection the receiver closed as it was reused: the request never reached it. Once more,
+  // on a new connection (deliveries are at-least-once anyway).
+  if (result.staleConnection) result = await post(url, headers, body, { ...opts, agents: undefined });
+  const { ok, status, durationMs, error, response } = result;
+  return { ok, status, durationMs, error, response };
+}
+
+type Outcome = Omit<AttemptResult, 'durationMs'> & { readonly staleConnection?: boolean };
+
+function post(url: string, headers: Record<string, string>, body: string, opts: SendOptions): Promise<AttemptResult & { staleConnection?: boolean }> {
   const started = Date.now();
-  const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Date.now() - started });
+  const done = (r: Outcome): AttemptResult & { staleConnection?: boolean } => ({ ...r, durationMs: Date.now() - started });
   const problem = urlProblem(url, opts.allowHosts);
   if (problem) return Promise.resolve(done({ ok: false, status: null, error: `refused: url ${problem}`, response: null }));
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;
+  const agent = opts.agents ? (u.protocol === 'https:' ? opts.agents.https : opts.agents.http) : false;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (r: Omit<AttemptResult, 'durationMs'>): void => {
+    const finish = (r: Outcome): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -56,7 +90,7 @@ export function sendOnce(url: string, headers: Record<string, string>, body: str
       u,
       {
         method: 'POST',
-        agent: false,
+        agent,
         lookup: guardedLookup(opts.allowHosts) as never,
         headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'record-and-identity-service webhooks', ...headers },
       },
@@ -69,13 +103,17 @@ export function sendOnce(url: string, headers: Record<string, string>, body: str
           const ok = status >= 200 && status < 300;
           const error = ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `receiver answered ${status}`;
           finish({ ok, status, error, response });
-          res.destroy();
         };
         res.on('data', (c: Buffer) => {
           if (size < RESPONSE_EXCERPT_BYTES) chunks.push(c);
           size += c.length;
-          if (size >= RESPONSE_EXCERPT_BYTES) end();
+          if (size >= RESPONSE_EXCERPT_BYTES) {
+            // The excerpt is all we keep: the rest is not read (the connection goes, not back to the pool).
+            end();
+            res.destroy();
+          }
         });
+        // Read to its end, the connection returns to the pool for the next delivery.
         res.on('end', end);
         res.on('error', (e) => finish({ ok: false, status, error: e.message, response: null }));
       },
@@ -84,7 +122,10 @@ export function sendOnce(url: string, headers: Record<string, string>, body: str
       finish({ ok: false, status: null, error: `timed out after ${opts.timeoutMs} ms (WEBHOOK_TIMEOUT)`, response: null });
       req.destroy();
     }, opts.timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: e.code === 'EWEBHOOKREFUSED' ? `refused: ${e.message}` : e.message, response: null }));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      const staleConnection = req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE');
+      finish({ ok: false, status: null, error: e.code === 'EWEBHOOKREFUSED' ? `refused: ${e.message}` : e.message, response: null, staleConnection });
+    });
     req.end(body);
   });
 }

@@ -38,6 +38,13 @@ export interface AttemptLog {
   readonly response: string | null;
 }
 
+/** An attempt to record, and the delivery's next state. */
+export interface Finish {
+  readonly claimed: Claimed;
+  readonly attempt: AttemptLog;
+  readonly next: { readonly status: 'succeeded' | 'failed' | 'pending'; readonly nextAttemptAt: string | null };
+}
+
 /** Attempts kept per delivery (the oldest are dropped beyond). */
 export const MAX_ATTEMPT_LOG = 100;
 
@@ -99,8 +106,15 @@ export class WebhookStore {
   }
 
   async hookById(db: Db, id: number): Promise<Webhook | undefined> {
-    const r = (await db(this.hooks.table).where('id', id).first()) as Record<string, unknown> | undefined;
-    return r && this.toHook(r);
+    return (await this.hooksByIds(db, [id])).get(id);
+  }
+
+  /** The webhooks of `ids` as they are now, in one statement. */
+  async hooksByIds(db: Db, ids: readonly number[]): Promise<Map<number, Webhook>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = (await db(this.hooks.table).whereIn('id', unique)) as Record<string, unknown>[];
+    return new Map(rows.map((r) => [Number(r.id), this.toHook(r)]));
   }
 
   async hookByName(db: Db, name: string): Promise<(Webhook & { source: string }) | undefined> {
@@ -189,8 +203,21 @@ export class WebhookStore {
     return times.length ? Math.min(...times) : null;
   }
 
+  /**
+   * Records attempts and the deliveries' next states, each if this node still holds its lease: one
+   * commit for them all (one transaction when there are several), whether each was recorded.
+   */
+  async finishAll(items: readonly Finish[]): Promise<boolean[]> {
+    if (items.length === 1) return [await this.finish(this.deps.db, items[0])];
+    return this.deps.db.transaction(async (trx) => {
+      const done: boolean[] = [];
+      for (const item of items) done.push(await this.finish(trx, item));
+      return done;
+    });
+  }
+
   /** Records an attempt and the delivery's next state, if this node still holds its lease. */
-  async finish(claimed: Claimed, attempt: AttemptLog, next: { status: 'succeeded' | 'failed' | 'pending'; nextAttemptAt: string | null }): Promise<boolean> {
+  private async finish(db: Db, { claimed, attempt, next }: Finish): Promise<boolean> {
     const d = this.deliveries;
     const c = (n: string): string => this.col(d, n);
     const attempts = [...claimed.attempts, attempt].slice(-MAX_ATTEMPT_LOG);
@@ -205,7 +232,7 @@ export class WebhookStore {
     };
     if (next.nextAttemptAt) changes[c('nextAttemptAt')] = next.nextAttemptAt;
     if (next.status === 'succeeded') changes[c('deliveredAt')] = attempt.at;
-    const n = await this.deps.db(d.table).where('id', claimed.id).where(c('leaseToken'), claimed.leaseToken).update(changes);
+    const n = await db(d.table).where('id', claimed.id).where(c('leaseToken'), claimed.leaseToken).update(changes);
     return Number(n) > 0;
   }
 }

@@ -134,6 +134,30 @@ for (const dialect of DIALECTS) {
       await disable(id);
     });
 
+    it('keeps connections to a receiver open between deliveries; one it closed meanwhile costs no failed attempt', async () => {
+      const { id } = await addHook({ events: ['record.create'] });
+      const before = rx.connections;
+      for (let i = 0; i < 12; i++) await app.http.post('/api/fee-type', { feeType: `Pooled ${i}` });
+      await rx.until((r) => r.length >= 12);
+      // WEBHOOK_CONCURRENCY (8) connections at most, not one per delivery
+      expect(rx.connections - before).to.be.at.most(8);
+      // The receiver now closes every idle connection at once: a delivery on a pooled connection the
+      // receiver has closed is sent again on a new one, in the same attempt.
+      rx.keepAliveTimeout(1);
+      try {
+        for (let i = 0; i < 6; i++) {
+          await app.http.post('/api/fee-type', { feeType: `Closed ${i}` });
+          await sleep(20);
+        }
+        const list = await settle(id, 18);
+        expect(list.map((d) => [d.status, d.attemptCount])).to.deep.equal(list.map(() => ['succeeded', 1]));
+        expect(rx.received).to.have.length(18);
+      } finally {
+        rx.keepAliveTimeout(5000);
+      }
+      await disable(id);
+    });
+
     it('retries with backoff against a receiver that fails then recovers; every attempt recorded', async () => {
       const { id } = await addHook({ events: ['record.create'], model: 'institute' });
       rx.respond = (_r, n) => (n < 3 ? { status: 503, body: `down ${n}` } : 200);
