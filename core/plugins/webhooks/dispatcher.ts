@@ -9,6 +9,7 @@ import type { WebhooksConfig } from '../../../config/schema';
 import type { EventPipeline, StoredEvent } from '../../plugin-api';
 import { backoffMs } from './backoff';
 import { FinishBatch } from './finish-batch';
+import type { WebhookCache } from './hook-cache';
 import { keepAliveAgents, sendOnce, type Agents } from './send';
 import { signedHeaders } from './signature';
 import type { AttemptLog, Claimed, Finish, Webhook, WebhookStore } from './store';
@@ -50,6 +51,8 @@ export class Dispatcher {
     private readonly events: EventPipeline,
     private readonly config: WebhooksConfig,
     private readonly log: Logger,
+    /** The enabled webhooks as the fan-out last read them: none (and nothing unfinished) → a commit needs no look. */
+    private readonly hooks: WebhookCache | null = null,
   ) {
     this.outcomes = new FinishBatch(store);
     this.agents = keepAliveAgents(config.concurrency);
@@ -57,8 +60,12 @@ export class Dispatcher {
 
   start(): void {
     if (this.unsubscribe || this.closed) return;
-    // Woken by every commit (this node) and the event signal (other nodes), without reading the outbox.
-    this.unsubscribe = this.events.onWake(() => this.poke());
+    // Woken by every commit (this node) and the event signal (other nodes), without reading the outbox;
+    // with no webhook enabled and nothing unfinished there is nothing to claim (a claim is a write: on
+    // SQLite one more turn of the writer lock per record write).
+    this.unsubscribe = this.events.onWake(() => {
+      if (this.armed || this.running > 0 || !this.hooks?.knownEmpty()) this.poke();
+    });
     this.poke();
   }
 

@@ -46,6 +46,14 @@ export class WebhookCache {
     return hooks;
   }
 
+  /**
+   * No webhook is enabled, as far as a list read less than `maxAgeMs` ago says (no webhook write under
+   * way here): no write can have made a delivery since, on this node or, within that age, on another.
+   */
+  knownEmpty(): boolean {
+    return this.hooks !== null && this.hooks.length === 0 && this.writing === 0 && this.now() - this.loadedAt < this.maxAgeMs;
+  }
+
   /** Drops the list (a webhook changed somewhere). */
   invalidate(): void {
     this.generation += 1;

@@ -44,7 +44,7 @@ export function webhooks(): Plugin {
       const cache = new WebhookCache(store, deps.config.events.pollMs);
       events.onAppend(fanOut(store, cache, deps.config.webhooks.retryForMs), events.versionProbe(WEBHOOK));
       if (deps.config.webhooks.deliver) {
-        const d = new Dispatcher(store, events, deps.config.webhooks, deps.log);
+        const d = new Dispatcher(store, events, deps.config.webhooks, deps.log, cache);
         dispatchers.push(d);
         d.start();
       }

@@ -77,6 +77,22 @@ for (const dialect of DIALECTS) {
       expect(event.record).to.deep.equal(found.body);
     });
 
+    it('with no webhook enabled, writes make the delivery sender look for nothing (no claim statement)', async () => {
+      await createFee(); // the fan-out has read the (empty) webhook list
+      await new Promise((r) => setTimeout(r, 200)); // the start-up look is over
+      const sql = await statementsOf(async () => {
+        for (let i = 0; i < 3; i++) await createFee();
+        await new Promise((r) => setTimeout(r, 300)); // what the commits woke has run
+      });
+      expect(sql.filter((s) => /webhook_deliveries/.test(s)), sql.join('\n')).to.deep.equal([]);
+      // ...and once one is enabled, the next write is delivered at once
+      const hook = await addHook('cost-wake');
+      rx.received.splice(0);
+      const id = await createFee();
+      await rx.until((r) => r.some((x) => x.json?.data?.recordId === id), 5000);
+      expect((await app.http.patch(`/api/webhook/${hook}`, { enabled: false })).status).to.equal(200);
+    });
+
     it('a webhook created, disabled or enabled applies to the very next write on its node', async () => {
       await createFee(); // the cache holds the list without the new webhook
       const hook = await addHook('cost-next');
