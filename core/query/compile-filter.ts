@@ -124,8 +124,26 @@ function apply(qb: Knex.QueryBuilder, node: CheckedFilter, dialect: Dialect, neg
       return compare(qb, node, dialect, negate !== node.negated, bool);
     case 'exists': {
       const item = node.item;
+      const hop = node.hop;
+      if (hop.via === 'column' && !negate) {
+        // Owning to-one, asked positively: `fk IN (SELECT id … WHERE <item>)`, not a subquery per row.
+        // The same records (ids are never NULL, a NULL link matches neither form), but the database
+        // can read the few matching related ids first and then the rows linked to them through the
+        // link's index: a filter through a relation on 10,000 rows was 0.42 of its floor on SQLite,
+        // which checked the EXISTS on every row. Negated, NOT EXISTS stays (a NULL link matches it).
+        const ids = function (this: Knex.QueryBuilder): void {
+          this.select(`${hop.alias}.id`).from({ [hop.alias]: hop.table });
+          if (hop.softDelete) this.where(`${hop.alias}.deleted_tracker`, NOT_DELETED);
+          if (item) this.where(function (this: Knex.QueryBuilder) {
+            apply(this, item, dialect, false, 'and');
+          });
+        };
+        if (bool === 'and') qb.whereIn(hop.from, ids);
+        else qb.orWhereIn(hop.from, ids);
+        return;
+      }
       const sub = function (this: Knex.QueryBuilder): void {
-        hopSubquery(this, node.hop);
+        hopSubquery(this, hop);
         if (item) this.where(function (this: Knex.QueryBuilder) {
           apply(this, item, dialect, false, 'and');
         });

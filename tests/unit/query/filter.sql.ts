@@ -345,8 +345,8 @@ export const COMPILED = {
     postgres: { sql: "((\"t0\".\"pages\" IS NOT NULL and (NOT (\"t0\".\"pages\" < $1) OR \"t0\".\"pages\" IS NULL)) or \"t0\".\"title\" IS NULL)", bindings: [50] },
   },
   "manyToOne: field of the related record": {
-    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (`r1`.`name` = ?))", bindings: ["Ada"] },
-    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (\"r1\".\"name\" = $1))", bindings: ["Ada"] },
+    sqlite: { sql: "`t0`.`author_id` in (select `r1`.`id` from `author` as `r1` where (`r1`.`name` = ?))", bindings: ["Ada"] },
+    postgres: { sql: "\"t0\".\"author_id\" in (select \"r1\".\"id\" from \"author\" as \"r1\" where (\"r1\".\"name\" = $1))", bindings: ["Ada"] },
   },
   "manyToOne: operator on the stored id": {
     sqlite: { sql: "`t0`.`author_id` = ?", bindings: [1] },
@@ -365,12 +365,12 @@ export const COMPILED = {
     postgres: { sql: "not exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (\"r1\".\"name\" LIKE $1 ESCAPE '\\'))", bindings: ["A%"] },
   },
   "manyToOne: related NULL field": {
-    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (`r1`.`age` IS NULL))", bindings: [] },
-    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (\"r1\".\"age\" IS NULL))", bindings: [] },
+    sqlite: { sql: "`t0`.`author_id` in (select `r1`.`id` from `author` as `r1` where (`r1`.`age` IS NULL))", bindings: [] },
+    postgres: { sql: "\"t0\".\"author_id\" in (select \"r1\".\"id\" from \"author\" as \"r1\" where (\"r1\".\"age\" IS NULL))", bindings: [] },
   },
   "manyToOne: two levels (author.profile, inverse oneToOne)": {
-    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (exists (select 1 from `profile` as `r2` where `r2`.`author_id` = `r1`.`id` and (instr(`r2`.`handle__fold`, ?) > 0))))", bindings: ["bob"] },
-    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (exists (select 1 from \"profile\" as \"r2\" where \"r2\".\"author_id\" = \"r1\".\"id\" and (\"r2\".\"handle__fold\" LIKE $1 ESCAPE '\\'))))", bindings: ["%bob%"] },
+    sqlite: { sql: "`t0`.`author_id` in (select `r1`.`id` from `author` as `r1` where (exists (select 1 from `profile` as `r2` where `r2`.`author_id` = `r1`.`id` and (instr(`r2`.`handle__fold`, ?) > 0))))", bindings: ["bob"] },
+    postgres: { sql: "\"t0\".\"author_id\" in (select \"r1\".\"id\" from \"author\" as \"r1\" where (exists (select 1 from \"profile\" as \"r2\" where \"r2\".\"author_id\" = \"r1\".\"id\" and (\"r2\".\"handle__fold\" LIKE $1 ESCAPE '\\'))))", bindings: ["%bob%"] },
   },
   "manyToMany owner: some tag matches": {
     sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (`r1`.`label` = ?))", bindings: ["red"] },
@@ -429,8 +429,8 @@ export const COMPILED = {
     postgres: { sql: "not exists (select 1 from \"profile\" as \"r1\" where \"r1\".\"author_id\" = \"t0\".\"id\")", bindings: [] },
   },
   "oneToOne owner: profile of an author": {
-    sqlite: { sql: "exists (select 1 from `author` as `r1` where `r1`.`id` = `t0`.`author_id` and (`r1`.`name__fold` = ?))", bindings: ["ada"] },
-    postgres: { sql: "exists (select 1 from \"author\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"author_id\" and (\"r1\".\"name__fold\" = $1))", bindings: ["ada"] },
+    sqlite: { sql: "`t0`.`author_id` in (select `r1`.`id` from `author` as `r1` where (`r1`.`name__fold` = ?))", bindings: ["ada"] },
+    postgres: { sql: "\"t0\".\"author_id\" in (select \"r1\".\"id\" from \"author\" as \"r1\" where (\"r1\".\"name__fold\" = $1))", bindings: ["ada"] },
   },
   "oneToOne owner: $null": {
     sqlite: { sql: "`t0`.`author_id` IS NULL", bindings: [] },
@@ -441,20 +441,20 @@ export const COMPILED = {
     postgres: { sql: "\"t0\".\"favorite_id\" IS NOT NULL", bindings: [] },
   },
   "manyToOne into a soft-delete model: fields ask for an active book": {
-    sqlite: { sql: "exists (select 1 from `book` as `r1` where `r1`.`id` = `t0`.`favorite_id` and `r1`.`deleted_tracker` = ? and (`r1`.`title` IS NOT NULL))", bindings: ["not-deleted"] },
-    postgres: { sql: "exists (select 1 from \"book\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"favorite_id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"title\" IS NOT NULL))", bindings: ["not-deleted"] },
+    sqlite: { sql: "`t0`.`favorite_id` in (select `r1`.`id` from `book` as `r1` where `r1`.`deleted_tracker` = ? and (`r1`.`title` IS NOT NULL))", bindings: ["not-deleted"] },
+    postgres: { sql: "\"t0\".\"favorite_id\" in (select \"r1\".\"id\" from \"book\" as \"r1\" where \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"title\" IS NOT NULL))", bindings: ["not-deleted"] },
   },
   "manyToOne into a soft-delete model: $not of a field includes archived and none": {
     sqlite: { sql: "not exists (select 1 from `book` as `r1` where `r1`.`id` = `t0`.`favorite_id` and `r1`.`deleted_tracker` = ? and (`r1`.`pages` > ?))", bindings: ["not-deleted",0] },
     postgres: { sql: "not exists (select 1 from \"book\" as \"r1\" where \"r1\".\"id\" = \"t0\".\"favorite_id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"pages\" > $2))", bindings: ["not-deleted",0] },
   },
   "three hops: tag → books → author → profile": {
-    sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `book` as `r1` on `r1`.`id` = `j2`.`book_id` where `j2`.`tag_id` = `t0`.`id` and `r1`.`deleted_tracker` = ? and (exists (select 1 from `author` as `r3` where `r3`.`id` = `r1`.`author_id` and (exists (select 1 from `profile` as `r4` where `r4`.`author_id` = `r3`.`id` and (`r4`.`handle` = ?))))))", bindings: ["not-deleted","@ada"] },
-    postgres: { sql: "exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"book\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"book_id\" where \"j2\".\"tag_id\" = \"t0\".\"id\" and \"r1\".\"deleted_tracker\" = $1 and (exists (select 1 from \"author\" as \"r3\" where \"r3\".\"id\" = \"r1\".\"author_id\" and (exists (select 1 from \"profile\" as \"r4\" where \"r4\".\"author_id\" = \"r3\".\"id\" and (\"r4\".\"handle\" = $2))))))", bindings: ["not-deleted","@ada"] },
+    sqlite: { sql: "exists (select 1 from `book_tags_links` as `j2` inner join `book` as `r1` on `r1`.`id` = `j2`.`book_id` where `j2`.`tag_id` = `t0`.`id` and `r1`.`deleted_tracker` = ? and (`r1`.`author_id` in (select `r3`.`id` from `author` as `r3` where (exists (select 1 from `profile` as `r4` where `r4`.`author_id` = `r3`.`id` and (`r4`.`handle` = ?))))))", bindings: ["not-deleted", "@ada"] },
+    postgres: { sql: "exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"book\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"book_id\" where \"j2\".\"tag_id\" = \"t0\".\"id\" and \"r1\".\"deleted_tracker\" = $1 and (\"r1\".\"author_id\" in (select \"r3\".\"id\" from \"author\" as \"r3\" where (exists (select 1 from \"profile\" as \"r4\" where \"r4\".\"author_id\" = \"r3\".\"id\" and (\"r4\".\"handle\" = $2))))))", bindings: ["not-deleted", "@ada"] },
   },
   "relation inside $or": {
-    sqlite: { sql: "(exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (`r1`.`label` = ?)) or exists (select 1 from `author` as `r3` where `r3`.`id` = `t0`.`author_id` and (`r3`.`name` = ?)))", bindings: ["50%","Eve"] },
-    postgres: { sql: "(exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\" and (\"r1\".\"label\" = $1)) or exists (select 1 from \"author\" as \"r3\" where \"r3\".\"id\" = \"t0\".\"author_id\" and (\"r3\".\"name\" = $2)))", bindings: ["50%","Eve"] },
+    sqlite: { sql: "(exists (select 1 from `book_tags_links` as `j2` inner join `tag` as `r1` on `r1`.`id` = `j2`.`tag_id` where `j2`.`book_id` = `t0`.`id` and (`r1`.`label` = ?)) or `t0`.`author_id` in (select `r3`.`id` from `author` as `r3` where (`r3`.`name` = ?)))", bindings: ["50%", "Eve"] },
+    postgres: { sql: "(exists (select 1 from \"book_tags_links\" as \"j2\" inner join \"tag\" as \"r1\" on \"r1\".\"id\" = \"j2\".\"tag_id\" where \"j2\".\"book_id\" = \"t0\".\"id\" and (\"r1\".\"label\" = $1)) or \"t0\".\"author_id\" in (select \"r3\".\"id\" from \"author\" as \"r3\" where (\"r3\".\"name\" = $2)))", bindings: ["50%", "Eve"] },
   },
   "text $containsi": {
     sqlite: { sql: "instr(`t0`.`bio__fold`, ?) > 0", bindings: ["poems"] },
