@@ -62,3 +62,8 @@ export interface ListQuery {
   readonly softDelete: SoftDeleteScope;
   readonly group: GroupSpecRaw | null;
 }
+
+/** A query without parameters over the records of `softDelete` (FindOne's shape; a rule or stream filter goes in `filters`). */
+export function emptyListQuery(softDelete: SoftDeleteScope, filters: FilterNode | null = null): ListQuery {
+  return { filters, sort: [], fields: null, populate: [], populateMedia: [], page: { limit: null, offset: null, page: null }, softDelete, group: null };
+}

@@ -15,7 +15,7 @@
 import { hasDrafts } from '../drafts/names';
 import { BadRequestError } from '../errors/errors';
 import type { Actor, Authorizer } from '../plugin-api';
-import type { FilterNode, ListQuery } from '../query/ast';
+import { emptyListQuery, type FilterNode, type ListQuery } from '../query/ast';
 import type { CheckedQuery } from '../query/checked';
 import { parseFilters } from '../query/parse';
 import type { Attribute, ContentType, Registry } from '../registry/types';
@@ -45,17 +45,6 @@ export interface ModelView {
   /** Not allowed because the filter does not check against the model as the caller may read it (connect: 400, not 403). */
   readonly badFilter?: boolean;
 }
-
-const EMPTY_QUERY: ListQuery = {
-  filters: null,
-  sort: [],
-  fields: null,
-  populate: [],
-  populateMedia: [],
-  page: { limit: null, offset: null, page: null },
-  softDelete: 'inclusive',
-  group: null,
-};
 
 /** A rule's JSON leaves as the query string carries them (text), so parseFilters reads them as it reads `filters`. */
 function asQueryValues(v: unknown): unknown {
@@ -102,7 +91,7 @@ export class StreamAccess {
     if (!this.filters) return;
     for (const m of this.models) {
       try {
-        this.check(restrict(m, this.rules?.scope(m.name, 'find')?.fields ?? null), { ...EMPTY_QUERY, filters: this.filters });
+        this.check(restrict(m, this.rules?.scope(m.name, 'find')?.fields ?? null), emptyListQuery('inclusive', this.filters));
       } catch (e) {
         if (e instanceof BadRequestError) throw new BadRequestError(`${e.message} (model ${m.name})`, { ...e.details, model: m.name });
         throw e;
@@ -148,7 +137,7 @@ export class StreamAccess {
     let query: CheckedQuery | null = null;
     if (filter) {
       try {
-        query = this.check(restrict(model, scope?.fields ?? null), { ...EMPTY_QUERY, filters: filter });
+        query = this.check(restrict(model, scope?.fields ?? null), emptyListQuery('inclusive', filter));
       } catch {
         return { ...denied, badFilter: true }; // the filter names a field the caller may (no longer) read
       }

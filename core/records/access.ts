@@ -6,7 +6,7 @@
  */
 import { ForbiddenError } from '../errors/errors';
 import type { AccessScope, AccessView } from '../plugin-api';
-import type { FilterNode, ListQuery } from '../query/ast';
+import { emptyListQuery, type FilterNode } from '../query/ast';
 import { type RowScope, checkListQuery } from '../query/check';
 import { parseFilters } from '../query/parse';
 import type { Attribute, ContentType, Registry } from '../registry/types';
@@ -24,23 +24,12 @@ export function parseRule(rule: unknown, at = 'where'): FilterNode {
   return parseFilters(asQueryValues(rule), at);
 }
 
-const EMPTY_QUERY: ListQuery = {
-  filters: null,
-  sort: [],
-  fields: null,
-  populate: [],
-  populateMedia: [],
-  page: { limit: null, offset: null, page: null },
-  softDelete: 'active',
-  group: null,
-};
-
 /**
  * Checks a rule against `model` as Find checks `filters` (same parse and check, same messages, the
  * relation cost bounds included). Throws the BadRequestError Find would give.
  */
 export function checkRule(registry: Registry, model: ContentType, rule: unknown, at = 'where'): void {
-  checkListQuery({ ...EMPTY_QUERY, filters: parseRule(rule, at) }, model, { registry, maxLimit: 1 });
+  checkListQuery(emptyListQuery('active', parseRule(rule, at)), model, { registry, maxLimit: 1 });
 }
 
 /** Matches no row: `id IS NULL` (a stored rule that no longer parses fails closed). */

@@ -9,7 +9,7 @@ import type { IncomingFile } from '../media/intake';
 import { type MediaService, type PreparedFile, mediaFields } from '../media/service';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Actor } from '../plugin-api';
-import type { ListQuery } from '../query/ast';
+import { emptyListQuery, type ListQuery, type SoftDeleteScope } from '../query/ast';
 import type { CheckedFilter, CheckedQuery } from '../query/checked';
 import { type RowScope, checkListQuery } from '../query/check';
 import type { CostBounds } from '../query/cost';
@@ -31,10 +31,8 @@ import { type RelatedRows, WriteBack } from './write-back';
 import type { EventPipeline } from '../events/pipeline';
 import type { HookRunner } from '../hooks/runner';
 import { FIND_ONE_PARAMS, parseListQuery } from '../query/parse';
-import type { SoftDeleteScope } from '../query/ast';
 import { type Write, WriteEffects } from './write-effects';
 
-const EMPTY_QUERY: ListQuery = { filters: null, sort: [], fields: null, populate: [], populateMedia: [], page: { limit: null, offset: null, page: null }, softDelete: 'active', group: null };
 import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
 import { hasCopy, inSync, mirrorSoftDelete, removeCopy, workingRow, writeCopy } from '../drafts/copies';
 import { type Version, hasDrafts } from '../drafts/names';
@@ -195,7 +193,7 @@ export class RecordService {
   /** The write's rule as a filter at t0 (null: every record). */
   private writeRule(model: ContentType, caller: Caller): CheckedFilter | null {
     if (!caller.scope?.root) return null;
-    return checkListQuery(EMPTY_QUERY, model, { registry: this.deps.registry, maxLimit: 1, scope: caller.scope }).filter;
+    return checkListQuery(emptyListQuery('active'), model, { registry: this.deps.registry, maxLimit: 1, scope: caller.scope }).filter;
   }
 
   /** Inside the write's transaction: the record must still (or now) match the caller's rule for `action`. */
