@@ -52,10 +52,21 @@ async function withInstitutes(rows: Row[]): Promise<Row[]> {
   return rows.map((r) => feeType(r, byId.get(r.institute_id)));
 }
 
+/**
+ * Newest due date first, NULLs last (the service's order: NULL is the smallest value), spelled out on
+ * PostgreSQL, whose DESC puts NULLs first: its index on due_date keeps NULLs first (see
+ * database/schema/types.ts IndexDef.nullsFirst), so this is the order it reads without sorting.
+ * SQLite and MariaDB order NULLs so by themselves.
+ */
+const BY_DUE_DATE_DESC: { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' }[] = [
+  { column: 'due_date', order: 'desc', ...(dialect.name === 'postgres' && { nulls: 'last' as const }) },
+  { column: 'id', order: 'desc' },
+];
+
 const meta = (total: number, limit: number, offset = 0): Row => ({ totalRecords: total, currentPage: Math.floor(offset / limit) + 1, totalPages: Math.ceil(total / limit) });
 
 /** A page of fee types and the exact total, the two statements run together. */
-async function feePage(where: (qb: Query) => Query, order: { column: string; order: 'asc' | 'desc' }[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
+async function feePage(where: (qb: Query) => Query, order: { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' }[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
   const [rows, [count]] = await Promise.all([where(db('fee_type').select(FEE_COLS)).orderBy(order).limit(limit).offset(offset), where(db('fee_type').count({ count: '*' }))]);
   return { rows: rows as Row[], total: Number((count as Row).count) };
 }
@@ -69,7 +80,7 @@ const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
   [LIST_PATH]: async (q) => {
     const type = q.get('filters[latePaymentFeesType][$eq]') ?? 'fixed';
     const min = Number(q.get('filters[latePaymentFees][$gte]') ?? 0);
-    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).andWhere('late_payment_fees_type', type).andWhere('late_payment_fees', '>=', min), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).andWhere('late_payment_fees_type', type).andWhere('late_payment_fees', '>=', min), BY_DUE_DATE_DESC, 10);
     return { records: await withInstitutes(rows), meta: meta(total, 10) };
   },
   [SORT_PATH]: async (q) => {
@@ -79,7 +90,7 @@ const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
   },
   [RELATION_PATH]: async (q) => {
     const city = q.get('filters[institute][city][$eq]') ?? '';
-    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).whereIn('institute_id', db('institute').select('id').where({ city, deleted_tracker: ACTIVE })), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    const { rows, total } = await feePage((qb) => qb.where('deleted_tracker', ACTIVE).whereIn('institute_id', db('institute').select('id').where({ city, deleted_tracker: ACTIVE })), BY_DUE_DATE_DESC, 10);
     return { records: rows.map(feeTypeOnly), meta: meta(total, 10) };
   },
   [CONTAINSI_PATH]: async (q) => {
@@ -88,7 +99,7 @@ const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
     // instr() on SQLite, LIKE with the wildcards escaped elsewhere: the dialect's own substring test.
     const like = dialect.like('fee_type__fold', needle, { caseInsensitive: false, mode: 'contains' });
     const contains = (qb: Query): Query => qb.whereRaw(like.sql, like.bindings as Knex.RawBinding[]);
-    const { rows, total } = await feePage((qb) => contains(qb.where('deleted_tracker', ACTIVE)), [{ column: 'due_date', order: 'desc' }, { column: 'id', order: 'desc' }], 10);
+    const { rows, total } = await feePage((qb) => contains(qb.where('deleted_tracker', ACTIVE)), BY_DUE_DATE_DESC, 10);
     return { records: rows.map(feeTypeOnly), meta: meta(total, 10) };
   },
   [DEEP_PATH]: async () => {

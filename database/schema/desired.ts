@@ -41,9 +41,9 @@ function dbDefault(v: unknown): string | number | boolean | undefined {
 function modelTable(ct: ContentType, registry: Registry, table: string = ct.table): TableDef {
   const columns = systemColumns();
   const indexes: IndexDef[] = [];
-  const addIndex = (cols: string[], unique: boolean): void => {
+  const addIndex = (cols: string[], unique: boolean, nullsFirst = false): void => {
     const name = indexName(table, cols, unique);
-    if (!indexes.some((i) => i.name === name)) indexes.push({ name, columns: cols, unique });
+    if (!indexes.some((i) => i.name === name)) indexes.push({ name, columns: cols, unique, ...(nullsFirst && { nullsFirst }) });
   };
   // spec 3.1 rule 2: on soft-delete models a unique value is unique together with deleted_tracker.
   // Issue 14: on i18n models a unique value is unique per locale (each locale of an entry is a row).
@@ -70,8 +70,9 @@ function modelTable(ct: ContentType, registry: Registry, table: string = ct.tabl
       }
       if (a.unique) addIndex(uniqueCols(a.column), true);
       // Issue 17: on soft-delete models an `index: true` column is indexed with the tracker and id, so an
-      // equality filter on it counts the active rows and reads a page in id order from the index alone.
-      else if (a.index) addIndex(ct.softDelete ? [a.column, 'deleted_tracker', 'id'] : [a.column], false);
+      // equality filter on it counts the active rows and reads a page in id order from the index alone;
+      // its NULLs first, as the service sorts, so a sort by it reads the index in order on PostgreSQL too.
+      else if (a.index) addIndex(ct.softDelete ? [a.column, 'deleted_tracker', 'id'] : [a.column], false, true);
     } else if (a.kind === 'relation' && a.column) {
       const target = registry.get(a.target);
       if (!target) continue;

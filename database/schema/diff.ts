@@ -9,7 +9,7 @@ function columnKey(c: ColumnDef): string {
 }
 
 function sameIndex(a: IndexDef, b: IndexDef): boolean {
-  return a.unique === b.unique && a.columns.join(',') === b.columns.join(',');
+  return a.unique === b.unique && a.columns.join(',') === b.columns.join(',') && !!a.nullsFirst === !!b.nullsFirst;
 }
 
 export function diffSchemas(from: SchemaDef | null, to: SchemaDef): SchemaDiff {

@@ -18,10 +18,19 @@ function columnLine(c: ColumnDef, alter = false): string {
   return `${line}${alter ? '.alter()' : ''};`;
 }
 
+/** The columns of a new index; `nullsFirst` spelled out where the database needs it (PostgreSQL). */
+function indexColumns(ix: IndexDef): string {
+  const cols = q(ix.columns);
+  if (!ix.nullsFirst) return cols;
+  const [first, ...rest] = ix.columns;
+  const spelled = [`knex.raw('?? NULLS FIRST', [${q(first)}])`, ...rest.map(q)].join(', ');
+  return `knex.client.dialect === 'postgresql' ? [${spelled}] : ${cols}`;
+}
+
 function indexLine(ix: IndexDef, drop: boolean): string {
   const cols = q(ix.columns);
   if (drop) return ix.unique ? `t.dropUnique(${cols}, ${q(ix.name)});` : `t.dropIndex(${cols}, ${q(ix.name)});`;
-  return ix.unique ? `t.unique(${cols}, { indexName: ${q(ix.name)} });` : `t.index(${cols}, ${q(ix.name)});`;
+  return ix.unique ? `t.unique(${indexColumns(ix)}, { indexName: ${q(ix.name)} });` : `t.index(${indexColumns(ix)}, ${q(ix.name)});`;
 }
 
 function createTable(t: TableDef): string {

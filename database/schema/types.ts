@@ -18,6 +18,12 @@ export interface IndexDef {
   readonly name: string;
   readonly columns: readonly string[];
   readonly unique: boolean;
+  /**
+   * The first column's NULLs come first, as every sort of the service orders them (NULL smallest:
+   * ASC NULLS FIRST, DESC NULLS LAST). SQLite and MariaDB order an index so anyway; PostgreSQL puts
+   * NULLs last unless told, and then cannot read such an index in a sort's order: it sorted instead.
+   */
+  readonly nullsFirst?: boolean;
 }
 
 export interface TableDef {

@@ -16,9 +16,10 @@ describe('schema: the soft-delete composite index', () => {
       soft: 'softDelete: true\nattributes:\n  day: { type: date, index: true }\n',
       hard: 'attributes:\n  day: { type: date, index: true }\n',
     });
-    const indexes = (t: string) => desiredSchema(reg).tables.find((x) => x.name === t)!.indexes.map((i) => [i.name, i.columns, i.unique]);
-    expect(indexes('soft')).to.deep.include(['soft_day_deleted_tracker_id_index', ['day', 'deleted_tracker', 'id'], false]);
+    const indexes = (t: string) => desiredSchema(reg).tables.find((x) => x.name === t)!.indexes.map((i) => [i.name, i.columns, i.unique, i.nullsFirst ?? false]);
+    // NULLs first (as the service sorts), so PostgreSQL can read the index in a sort's order
+    expect(indexes('soft')).to.deep.include(['soft_day_deleted_tracker_id_index', ['day', 'deleted_tracker', 'id'], false, true]);
     expect(indexes('soft').some(([n]) => n === 'soft_day_index')).to.equal(false);
-    expect(indexes('hard')).to.deep.include(['hard_day_index', ['day'], false]);
+    expect(indexes('hard')).to.deep.include(['hard_day_index', ['day'], false, true]);
   });
 });
