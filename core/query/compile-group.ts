@@ -40,9 +40,8 @@ export const aggregateColumn = (j: number): string => `__a${j}`;
 export const GROUP_SIZE = '__n';
 /** Per group: the number of groups of the whole query (unpaged). */
 export const GROUP_COUNT = '__groups';
-/** Per record of `groupRecords`: its position in its group (1-based) and its group's size. */
+/** Per record of `groupRecords`: its position in its group (1-based). */
 export const ROW_NUMBER = '__rn';
-export const PARTITION_SIZE = '__total';
 
 const ident = (column: string): SqlFragment => ({ sql: '??', bindings: [column] });
 const inSrc = (column: string): string => `${SRC}.${column}`;
@@ -155,7 +154,8 @@ export interface GroupRecordsSpec {
 /**
  * The records of the given groups (`keys`: each group's `__g<i>` values as the page query returned
  * them), `spec.offset`/`spec.limit` per group, in ONE window-function query (spec 4.5 rule 6).
- * Each row carries `__g<i>` (its group's labels), `__rn` and `__total` (its group's size).
+ * Each row carries `__g<i>` (its group's labels) and `__rn`. A group's size is the page query's
+ * COUNT(*) of it (the same rows: the sort joins are to-one), not a second window over every row.
  */
 export function compileGroupRecords(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup, spec: GroupRecordsSpec, keys: readonly (readonly unknown[])[]): Knex.QueryBuilder {
   const inner = rowSource(db, dialect, src, g, spec.joins);
@@ -164,13 +164,12 @@ export function compileGroupRecords(db: Knex, dialect: Dialect, src: FilteredSou
 
   const partition = g.keys.map(() => '??').join(', ');
   const partitionBindings = groupByKeys(g);
-  const within = spec.sort.map((s) => `?? ${dialect.sortDirection(s.direction)}`).join(', ');
+  const within = spec.sort.map((s) => `?? ${s.notNull ? s.direction.toUpperCase() : dialect.sortDirection(s.direction)}`).join(', ');
   const withinBindings = spec.sort.map((_, k) => inSrc(rowSort(k)));
 
   const win = db.from(inner.as(SRC)).select(`${SRC}.*`);
   g.keys.forEach((k, i) => win.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
   win.select(db.raw(`ROW_NUMBER() OVER (PARTITION BY ${partition} ORDER BY ${within}) as ??`, [...partitionBindings, ...withinBindings, ROW_NUMBER]));
-  win.select(db.raw(`COUNT(*) OVER (PARTITION BY ${partition}) as ??`, [...partitionBindings, PARTITION_SIZE]));
   // Only the rows of the page's groups: (key0 = ? AND key1 IS NULL) OR (…) …
   win.where(function (this: Knex.QueryBuilder) {
     for (const values of keys) {

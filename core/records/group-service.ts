@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import type { CheckedGroup, CheckedGroupQuery, GroupAggregate, GroupKey } from '../query/check-group';
 import { proveTable } from '../query/checked';
-import { GROUP_COUNT, GROUP_SIZE, PARTITION_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
+import { GROUP_COUNT, GROUP_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
 import { AGGREGATE_FUNCTIONS } from '../query/group-vocabulary';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { type RecordBudget, unbounded } from './answer-budget';
@@ -100,17 +100,9 @@ export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQue
   }
   // One serialization (and one populate query per relation level) for the records of every group.
   const serialized = await serializeWithPopulate(db, dialect, found, r.select, r.populate, budget);
-  const byGroup = new Map<string, { records: ApiRecord[]; size: number | null }>(groups.map((x) => [identity(x.groupKey), { records: [], size: null }]));
-  found.forEach((row, i) => {
-    const slot = byGroup.get(identity(groupKeyOf(g, row)));
-    if (!slot) return;
-    slot.records.push(serialized[i]);
-    slot.size = Number(row[PARTITION_SIZE]);
-  });
-  const groupRecords = groups.map((x): GroupRecordsEntry => {
-    const slot = byGroup.get(identity(x.groupKey));
-    // COUNT(*) OVER (PARTITION BY …) gives the size; a page past a group's end has no row to carry it.
-    return { groupKey: x.groupKey, aggregates: x.aggregates, records: slot?.records ?? [], meta: pageMeta(slot?.size ?? x.size, r.limit, r.offset) };
-  });
+  const byGroup = new Map<string, ApiRecord[]>(groups.map((x) => [identity(x.groupKey), []]));
+  found.forEach((row, i) => byGroup.get(identity(groupKeyOf(g, row)))?.push(serialized[i]));
+  // The group's size is the page query's count of it (the records query reads the same rows).
+  const groupRecords = groups.map((x): GroupRecordsEntry => ({ groupKey: x.groupKey, aggregates: x.aggregates, records: byGroup.get(identity(x.groupKey)) ?? [], meta: pageMeta(x.size, r.limit, r.offset) }));
   return { ...result, groupRecords };
 }
