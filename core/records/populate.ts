@@ -60,7 +60,8 @@ function windowOrder(sort: readonly CheckedSort[], dialect: Dialect): { sql: str
   const bindings: unknown[] = [];
   for (const s of sort) {
     const key = s.text ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
-    parts.push(`${key.sql} ${dialect.sortDirection(s.direction)}`);
+    // The row's own id is never NULL: no NULL order, so PostgreSQL may read the primary key in order (as applySort).
+    parts.push(`${key.sql} ${s.notNull ? s.direction.toUpperCase() : dialect.sortDirection(s.direction)}`);
     bindings.push(...key.bindings);
   }
   return { sql: parts.join(', '), bindings };
