@@ -171,41 +171,44 @@ export class Dispatcher {
       // it): not sent; it is claimed again when its lease ends, here or on another node (never twice at once).
       if (Date.now() + this.config.timeoutMs >= leaseEnds) continue;
       this.running += 1;
-      const p: Promise<void> = this.deliver(c, hook, event)
-        .catch((err: unknown) => this.log.warn({ err, delivery: c.id }, 'webhooks: a delivery attempt failed to run; its lease will run out and it is tried again'))
+      // The sending slot is free once the attempt is over; its outcome is written with others
+      // meanwhile (FinishBatch), and its end may make the record's next delivery due.
+      const p: Promise<void> = this.attempt(c, hook, event)
         .finally(() => {
           this.running -= 1;
-          this.inFlight.delete(p);
           this.send();
+        })
+        .then((outcome) => this.outcomes.finish(outcome))
+        .then(
+          () => undefined,
+          (err: unknown) => this.log.warn({ err, delivery: c.id }, 'webhooks: a delivery attempt failed to run or be recorded; its lease will run out and it is tried again'),
+        )
+        .finally(() => {
+          this.inFlight.delete(p);
           this.poke(); // the next delivery of the same record may be due now
         });
       this.inFlight.add(p);
     }
   }
 
-  private async finish(claimed: Claimed, attempt: AttemptLog, next: Finish['next']): Promise<void> {
-    await this.outcomes.finish({ claimed, attempt, next });
-  }
-
-  /** Sends claimed delivery `c` of `event` through `hook` (undefined: deleted, or no longer in the outbox). */
-  private async deliver(c: Claimed, hook: Webhook | undefined, event: StoredEvent | undefined): Promise<void> {
+  /**
+   * Sends claimed delivery `c` of `event` through `hook` (undefined: deleted, or no longer in the
+   * outbox): the attempt to record and the delivery's next state.
+   */
+  private async attempt(c: Claimed, hook: Webhook | undefined, event: StoredEvent | undefined): Promise<Finish> {
     const now = new Date();
     if (!hook || !hook.enabled || !hook.secret || !event || event.id !== c.eventId) {
       const error = !hook ? 'the webhook was deleted' : !hook.enabled ? 'the webhook is disabled' : !hook.secret ? 'the webhook has no secret' : 'the event is no longer in the outbox';
-      await this.finish(c, { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, { status: 'failed', nextAttemptAt: null });
-      return;
+      return { claimed: c, attempt: { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, next: { status: 'failed', nextAttemptAt: null } };
     }
     const body = deliveryBody(event);
     const headers = signedHeaders(hook.secret, `msg_${c.id}`, Math.floor(now.getTime() / 1000), body);
     const result = await sendOnce(hook.url, headers, body, { timeoutMs: this.config.timeoutMs, allowHosts: this.config.allowHosts, agents: this.agents });
     const at = new Date();
-    const attempt = { at: at.toISOString(), status: result.status, durationMs: result.durationMs, error: result.error, response: result.response };
-    if (result.ok) {
-      await this.finish(c, attempt, { status: 'succeeded', nextAttemptAt: null });
-      return;
-    }
+    const attempt: AttemptLog = { at: at.toISOString(), status: result.status, durationMs: result.durationMs, error: result.error, response: result.response };
+    if (result.ok) return { claimed: c, attempt, next: { status: 'succeeded', nextAttemptAt: null } };
     const next = new Date(at.getTime() + backoffMs(c.attemptCount + 1, this.config.backoffBaseMs, this.config.backoffMaxMs));
     const giveUp = next.getTime() > Date.parse(c.retryUntil);
-    await this.finish(c, attempt, giveUp ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: next.toISOString() });
+    return { claimed: c, attempt, next: giveUp ? { status: 'failed', nextAttemptAt: null } : { status: 'pending', nextAttemptAt: next.toISOString() } };
   }
 }
