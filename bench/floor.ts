@@ -52,13 +52,16 @@ async function withInstitutes(rows: Row[]): Promise<Row[]> {
   return rows.map((r) => feeType(r, byId.get(r.institute_id)));
 }
 
+/** One ORDER BY key of a floor query (knex's orderBy objects). */
+type Order = { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' };
+
 /**
  * Newest due date first, NULLs last (the service's order: NULL is the smallest value), spelled out on
  * PostgreSQL, whose DESC puts NULLs first: its index on due_date keeps NULLs first (see
  * database/schema/types.ts IndexDef.nullsFirst), so this is the order it reads without sorting.
  * SQLite and MariaDB order NULLs so by themselves.
  */
-const BY_DUE_DATE_DESC: { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' }[] = [
+const BY_DUE_DATE_DESC: Order[] = [
   { column: 'due_date', order: 'desc', ...(dialect.name === 'postgres' && { nulls: 'last' as const }) },
   { column: 'id', order: 'desc' },
 ];
@@ -66,7 +69,7 @@ const BY_DUE_DATE_DESC: { column: string; order: 'asc' | 'desc'; nulls?: 'first'
 const meta = (total: number, limit: number, offset = 0): Row => ({ totalRecords: total, currentPage: Math.floor(offset / limit) + 1, totalPages: Math.ceil(total / limit) });
 
 /** A page of fee types and the exact total, the two statements run together. */
-async function feePage(where: (qb: Query) => Query, order: { column: string; order: 'asc' | 'desc'; nulls?: 'first' | 'last' }[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
+async function feePage(where: (qb: Query) => Query, order: Order[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
   const [rows, [count]] = await Promise.all([where(db('fee_type').select(FEE_COLS)).orderBy(order).limit(limit).offset(offset), where(db('fee_type').count({ count: '*' }))]);
   return { rows: rows as Row[], total: Number((count as Row).count) };
 }

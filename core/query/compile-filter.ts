@@ -101,7 +101,11 @@ export function hopSubquery(sub: Knex.QueryBuilder, hop: RelationHop): void {
     default:
       assertNever(hop);
   }
-  // Archived related records are hidden from relation filters as from every normal query (spec 3.1 rule 1).
+  onlyActive(sub, hop);
+}
+
+/** Archived related records are hidden from relation filters as from every normal query (spec 3.1 rule 1). */
+function onlyActive(sub: Knex.QueryBuilder, hop: RelationHop): void {
   if (hop.softDelete) sub.where(`${hop.alias}.deleted_tracker`, NOT_DELETED);
 }
 
@@ -133,7 +137,7 @@ function apply(qb: Knex.QueryBuilder, node: CheckedFilter, dialect: Dialect, neg
         // which checked the EXISTS on every row. Negated, NOT EXISTS stays (a NULL link matches it).
         const ids = function (this: Knex.QueryBuilder): void {
           this.select(`${hop.alias}.id`).from({ [hop.alias]: hop.table });
-          if (hop.softDelete) this.where(`${hop.alias}.deleted_tracker`, NOT_DELETED);
+          onlyActive(this, hop);
           if (item) this.where(function (this: Knex.QueryBuilder) {
             apply(this, item, dialect, false, 'and');
           });

@@ -19,7 +19,7 @@ import type { Dialect, SqlFragment } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedSort, type SelectedField, type SortJoin } from './checked';
 import type { CheckedGroup, GroupAggregate, GroupField, GroupKey } from './check-group';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
-import { type FilteredSource, applyJoins, filteredBase, selectColumns } from './compile-list';
+import { type FilteredSource, applyJoins, filteredBase, selectColumns, sortOrder } from './compile-list';
 
 const SRC = '__src';
 const WIN = '__win';
@@ -164,7 +164,7 @@ export function compileGroupRecords(db: Knex, dialect: Dialect, src: FilteredSou
 
   const partition = g.keys.map(() => '??').join(', ');
   const partitionBindings = groupByKeys(g);
-  const within = spec.sort.map((s) => `?? ${s.notNull ? s.direction.toUpperCase() : dialect.sortDirection(s.direction)}`).join(', ');
+  const within = spec.sort.map((s) => `?? ${sortOrder(s, dialect)}`).join(', ');
   const withinBindings = spec.sort.map((_, k) => inSrc(rowSort(k)));
 
   const win = db.from(inner.as(SRC)).select(`${SRC}.*`);

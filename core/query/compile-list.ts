@@ -38,9 +38,17 @@ function ruledRows(qb: Knex.QueryBuilder, table: TableRef, rule: CheckedFilter, 
 export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[], dialect?: Dialect): void {
   for (const s of sort) {
     const key = s.text && dialect ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
-    const order = s.notNull ? s.direction.toUpperCase() : dialect ? dialect.sortDirection(s.direction) : nullsSpelledOut(s.direction);
-    qb.orderByRaw(`${key.sql} ${order}`, key.bindings as Knex.RawBinding[]);
+    qb.orderByRaw(`${key.sql} ${sortOrder(s, dialect)}`, key.bindings as Knex.RawBinding[]);
   }
+}
+
+/**
+ * The direction of one sort key as SQL: the dialect's NULL order, or none for a column that is never
+ * NULL (the row's own id), so PostgreSQL may read the primary key in order.
+ */
+export function sortOrder(s: CheckedSort, dialect?: Dialect): string {
+  if (s.notNull) return s.direction.toUpperCase();
+  return dialect ? dialect.sortDirection(s.direction) : nullsSpelledOut(s.direction);
 }
 
 export function selectColumns(alias: string, select: readonly SelectedField[]): string[] {

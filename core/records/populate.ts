@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedPopulate, type CheckedSort, type SelectedField, proveColumn } from '../query/checked';
 import { compileFilter } from '../query/compile-filter';
-import { applyJoins, applySoftDeleteScope, applySort, selectColumns } from '../query/compile-list';
+import { applyJoins, applySoftDeleteScope, applySort, selectColumns, sortOrder } from '../query/compile-list';
 import type { RelationAttribute } from '../registry/types';
 import { type RecordBudget, unbounded } from './answer-budget';
 import { type ApiRecord, type Row, serializeRow } from './serializer';
@@ -60,8 +60,7 @@ function windowOrder(sort: readonly CheckedSort[], dialect: Dialect): { sql: str
   const bindings: unknown[] = [];
   for (const s of sort) {
     const key = s.text ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
-    // The row's own id is never NULL: no NULL order, so PostgreSQL may read the primary key in order (as applySort).
-    parts.push(`${key.sql} ${s.notNull ? s.direction.toUpperCase() : dialect.sortDirection(s.direction)}`);
+    parts.push(`${key.sql} ${sortOrder(s, dialect)}`);
     bindings.push(...key.bindings);
   }
   return { sql: parts.join(', '), bindings };

@@ -105,10 +105,6 @@ export class WebhookStore {
     return rows.map((r) => this.toHook(r));
   }
 
-  async hookById(db: Db, id: number): Promise<Webhook | undefined> {
-    return (await this.hooksByIds(db, [id])).get(id);
-  }
-
   /** The webhooks of `ids` as they are now, in one statement. */
   async hooksByIds(db: Db, ids: readonly number[]): Promise<Map<number, Webhook>> {
     const unique = [...new Set(ids)];
