@@ -8,11 +8,11 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema';
 import type { Dialect } from '../../database/dialects/dialect';
-import { listenPostgres, listenTarget, NOTIFY_EXPRESSION } from '../../database/dialects/postgres-notify';
+import { listenTarget } from '../../database/dialects/postgres-notify';
 import { EventHub, type EventListener } from './hub';
 import { appendEventsReturning, latestEventId, readAfter, readIds, type Returned } from './outbox';
 import { startPruning } from './prune';
-import { type EventSignal, noSignal, redisSignal } from './signal';
+import { type EventSignal, noSignal, postgresSignal, redisSignal } from './signal';
 import { EVENTS_TABLE } from './table';
 import type { EventActor, NewEvent, StoredEvent } from './types';
 
@@ -77,10 +77,9 @@ export class EventPipeline {
   async append(trx: Knex.Transaction, events: readonly NewEvent[]): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     const now = this.now();
-    // The outbox INSERT also signals (LISTEN/NOTIFY) and evaluates the listeners' probes: one round trip per event.
+    // The outbox INSERT also evaluates the listeners' probes: one round trip per event.
     const probes = this.appendListeners.flatMap((l) => (l.probe ? [l.probe] : []));
-    const extra = this.signal.kind === 'postgres' ? [...probes, { sql: NOTIFY_EXPRESSION, bindings: [] }] : probes;
-    const { ids, extra: values } = await appendEventsReturning(trx, this.dialect, events, now, extra);
+    const { ids, extra: values } = await appendEventsReturning(trx, this.dialect, events, now, probes);
     const time = now.toISOString();
     const stored = events.map((e, i) => ({ ...e, id: ids[i], time }));
     let p = 0;
@@ -92,7 +91,7 @@ export class EventPipeline {
   committed(): void {
     this.hub.poke();
     for (const w of [...this.wakers]) w();
-    if (this.signal.kind === 'redis') this.signal.publish();
+    this.signal.publish();
   }
 
   /**
@@ -177,27 +176,17 @@ export function eventActor(actor: { readonly id: number; readonly apiToken?: { r
 
 /**
  * Redis pub/sub when REDIS_URL is set (one broker for every node, whatever the database); else
- * PostgreSQL LISTEN/NOTIFY (NOTIFY rides the write's transaction: delivered at commit, never for a
- * rollback); else polling alone (SQLite: a single node, poked in process at commit).
+ * PostgreSQL LISTEN/NOTIFY (a NOTIFY after each commit that appended events, coalesced: see signal.ts);
+ * else polling alone (SQLite: a single node, poked in process at commit).
  */
 export function createEventPipeline(config: Config, db: Knex, dialect: Dialect, log: Logger): EventPipeline {
   let signal: EventSignal = noSignal();
   if (config.redisUrl) {
     const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
     signal = redisSignal(config.redisUrl, namespace, log);
-  } else if (listenTarget(config.database) !== null) {
-    const connectionString = listenTarget(config.database) as string;
-    let listener: { close(): Promise<void> } | null = null;
-    signal = {
-      kind: 'postgres',
-      publish() {},
-      listen(fn) {
-        listener ??= listenPostgres(connectionString, fn, log);
-      },
-      async close() {
-        await listener?.close();
-      },
-    };
+  } else {
+    const target = listenTarget(config.database);
+    if (target !== null) signal = postgresSignal(db, target, log);
   }
   return new EventPipeline(db, dialect, signal, config.events, log);
 }

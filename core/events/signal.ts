@@ -4,7 +4,9 @@
  * LISTEN/NOTIFY (database/dialects/postgres-notify.ts); else none (SQLite: one node, in-process poke).
  */
 import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { listenPostgres, notifyCommitted, type PgListener } from '../../database/dialects/postgres-notify';
 
 export interface EventSignal {
   /** Which mechanism (logged at start, shown in DEPLOYMENT.md). */
@@ -14,6 +16,41 @@ export interface EventSignal {
   /** Calls `fn` when another node (or this one) says events were committed. */
   listen(fn: () => void): void;
   close(): Promise<void>;
+}
+
+/** A signal sent at most once at a time (see `coalesced`). */
+export interface Coalesced {
+  /** Asks for a send: now, or once more after the one under way. */
+  request(): void;
+  /** Resolves when no send is under way or asked for (close waits for it). */
+  idle(): Promise<void>;
+}
+
+/**
+ * `send` at most once at a time: requests while one is under way are folded into one more send after
+ * it (which covers every commit made before it starts). Many commits per round trip cost one signal.
+ */
+export function coalesced(send: () => Promise<void>): Coalesced {
+  let running: Promise<void> | null = null;
+  let again = false;
+  const run = (): void => {
+    again = false;
+    running = send()
+      .catch(() => undefined)
+      .finally(() => {
+        running = null;
+        if (again) run();
+      });
+  };
+  return {
+    request() {
+      if (running) again = true;
+      else run();
+    },
+    async idle() {
+      while (running) await running;
+    },
+  };
 }
 
 export function noSignal(): EventSignal {
@@ -39,12 +76,13 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
     }
     return pub;
   };
+  const signal = coalesced(async () => {
+    const p = publisher();
+    if (p.status === 'ready') await p.publish(channel, '1').catch(unavailable);
+  });
   return {
     kind: 'redis',
-    publish() {
-      const p = publisher();
-      if (p.status === 'ready') p.publish(channel, '1').catch(unavailable);
-    },
+    publish: () => signal.request(),
     listen(fn) {
       if (sub) return;
       publisher(); // connected before the first publish, which fails at once while connecting
@@ -54,8 +92,38 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
       sub.on('message', () => fn());
     },
     async close() {
+      await signal.idle();
       pub?.disconnect();
       sub?.disconnect();
+    },
+  };
+}
+
+/**
+ * PostgreSQL LISTEN/NOTIFY: `publish` sends a NOTIFY through `db`'s pool after the commit (coalesced);
+ * one dedicated connection per node listens.
+ */
+export function postgresSignal(db: Knex, connectionString: string, log: Logger): EventSignal {
+  let listener: PgListener | null = null;
+  let warned = false;
+  const signal = coalesced(async () => {
+    try {
+      await notifyCommitted(db);
+      warned = false;
+    } catch (err) {
+      if (!warned) log.warn({ err }, 'events: NOTIFY failed; nodes learn of events by polling meanwhile');
+      warned = true;
+    }
+  });
+  return {
+    kind: 'postgres',
+    publish: () => signal.request(),
+    listen(fn) {
+      listener ??= listenPostgres(connectionString, fn, log);
+    },
+    async close() {
+      await signal.idle();
+      await listener?.close();
     },
   };
 }

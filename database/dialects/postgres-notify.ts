@@ -1,7 +1,9 @@
 /**
- * PostgreSQL LISTEN/NOTIFY for the event signal (core/events/signal.ts): NOTIFY is sent inside the
- * write's transaction, and PostgreSQL delivers it only at commit (never for a rollback), to every node
- * listening on the same database. One dedicated connection per node listens; it reconnects after a loss.
+ * PostgreSQL LISTEN/NOTIFY for the event signal (core/events/signal.ts): a NOTIFY is sent after a write
+ * that appended events has committed, to every node listening on the same database. It is not sent
+ * inside the write's transaction: PostgreSQL serializes the commits of all transactions that notified
+ * (one global lock), which capped concurrent writes. One dedicated connection per node listens; it
+ * reconnects after a loss.
  */
 import type { Knex } from 'knex';
 import { Client } from 'pg';
@@ -10,17 +12,10 @@ import type { DatabaseTarget } from '../../config/schema';
 
 export const EVENTS_CHANNEL = 'ris_events';
 
-/** The statement a write's transaction runs to signal its events (delivered at commit). */
-export async function notifyInTransaction(trx: Knex.Transaction): Promise<void> {
-  await trx.raw(`NOTIFY ${EVENTS_CHANNEL}`);
+/** Tells every listening node that events were committed (a statement of its own, outside any transaction). */
+export async function notifyCommitted(db: Knex): Promise<void> {
+  await db.raw(`NOTIFY ${EVENTS_CHANNEL}`);
 }
-
-/**
- * The expression that signals from within a statement (an outbox INSERT's RETURNING: one round trip
- * instead of a NOTIFY of its own); pg_notify rides the transaction as NOTIFY does (delivered at commit,
- * never for a rollback).
- */
-export const NOTIFY_EXPRESSION = `pg_notify('${EVENTS_CHANNEL}', '')`;
 
 /** The connection string to LISTEN on, when the service runs on PostgreSQL (null: SQLite). */
 export function listenTarget(database: DatabaseTarget): string | null {
