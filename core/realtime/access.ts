@@ -13,6 +13,7 @@
  * That method is looked up structurally here, so the rules apply to streams as soon as it exists.
  */
 import { hasDrafts } from '../drafts/names';
+import { publishedView } from '../drafts/view';
 import { BadRequestError } from '../errors/errors';
 import type { Actor, Authorizer } from '../plugin-api';
 import { emptyListQuery, type FilterNode, type ListQuery } from '../query/ast';
@@ -30,8 +31,18 @@ interface RuleView {
 }
 type RuleAuthorizer = Authorizer & { access?(actor: Actor | null, now: Date): Promise<RuleView | null> };
 
-/** Checks a ListQuery against a model as Find does (RecordService.check). */
-export type QueryChecker = (model: ContentType, q: ListQuery) => CheckedQuery;
+/**
+ * Checks a ListQuery against a model as Find does (RecordService.check), on the working copies
+ * (`draft`) or on the published view of the registry (`published`: relation hops into draft-enabled
+ * models read their published entries).
+ */
+export type QueryChecker = (model: ContentType, q: ListQuery, version: 'draft' | 'published') => CheckedQuery;
+
+/**
+ * The view a stream's filter reads, as Find's default does: published entries. A draft-enabled
+ * model's own events carry its working copy (findDrafts holders only), so its filter reads working copies.
+ */
+const versionOf = (model: ContentType): 'draft' | 'published' => (hasDrafts(model) ? 'draft' : 'published');
 
 /** One model of a stream, as its caller may see it now. */
 export interface ModelView {
@@ -91,7 +102,7 @@ export class StreamAccess {
     if (!this.filters) return;
     for (const m of this.models) {
       try {
-        this.check(restrict(m, this.rules?.scope(m.name, 'find')?.fields ?? null), emptyListQuery('inclusive', this.filters));
+        this.check(restrict(this.inView(m), this.rules?.scope(m.name, 'find')?.fields ?? null), emptyListQuery('inclusive', this.filters), versionOf(m));
       } catch (e) {
         if (e instanceof BadRequestError) throw new BadRequestError(`${e.message} (model ${m.name})`, { ...e.details, model: m.name });
         throw e;
@@ -137,15 +148,25 @@ export class StreamAccess {
     let query: CheckedQuery | null = null;
     if (filter) {
       try {
-        query = this.check(restrict(model, scope?.fields ?? null), emptyListQuery('inclusive', filter));
+        query = this.check(restrict(this.inView(model), scope?.fields ?? null), emptyListQuery('inclusive', filter), versionOf(model));
       } catch {
         return { ...denied, badFilter: true }; // the filter names a field the caller may (no longer) read
       }
-      // Relation filters read other models: Find asks `find` on each of them too.
-      for (const r of query.reads) if (this.authorizer && !(await this.authorizer.can(actor, r, 'find'))) return denied;
+      // Relation filters read other models: Find asks `find` on each of them too (and `findDrafts` where they read working copies).
+      for (const r of query.reads) {
+        if (!this.authorizer) break;
+        if (!(await this.authorizer.can(actor, r, 'find'))) return denied;
+        const target = this.registry.get(r);
+        if (versionOf(model) === 'draft' && target && hasDrafts(target) && !(await this.authorizer.can(actor, r, 'findDrafts'))) return denied;
+      }
     }
     const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null]) : '';
     return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null };
+  }
+
+  /** `model` as its stream's filter reads it (versionOf): from the published view of the registry, or as it is. */
+  private inView(model: ContentType): ContentType {
+    return versionOf(model) === 'published' ? (publishedView(this.registry).get(model.name) ?? model) : model;
   }
 
   view(model: string): ModelView | null {

@@ -36,6 +36,30 @@ for (const dialect of DIALECTS) {
       tags.close();
     });
 
+    it('a filter through a relation into a draft-enabled model reads its published entries, as Find does (no draft leaks through a filter)', async () => {
+      const tag = (await app.http.post('/api/tag', { name: `filtered ${dialect}` })).body.data.id as number;
+      const title = `Secret draft ${dialect}`;
+      const article = await created(app.http, 'article', { title, tags: [tag] });
+      const filter = `filters[articles][title][$eq]=${encodeURIComponent(title)}`;
+      expect((await reader.http.get(`/api/tag?${filter}`)).body.records, 'Find reads published articles only').to.have.length(0);
+      const stream = await openSse(`${app.url}/api/realtime?models=tag&${filter}`, { Authorization: `Bearer ${reader.accessToken}` });
+      expect(stream.status, JSON.stringify(stream.body)).to.equal(200);
+      // An unfiltered stream shows when the first update has gone out (a filter is evaluated at send time).
+      const all = await openSse(`${app.url}/api/realtime?models=tag`, { Authorization: `Bearer ${app.admin!.accessToken}` });
+      const hidden = (await app.http.patch(`/api/tag/${tag}`, { name: `filtered ${dialect} 1` })).body;
+      await all.waitFor((x) => x.event === 'record.update' && (x.data as { recordId: number }).recordId === tag);
+      all.close();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(hidden.data.name).to.equal(`filtered ${dialect} 1`);
+      expect((await app.http.post(`/api/article/${article}/publish`)).status).to.equal(200);
+      expect((await reader.http.get(`/api/tag?${filter}`)).body.records, 'published: Find matches now').to.have.length(1);
+      await app.http.patch(`/api/tag/${tag}`, { name: `filtered ${dialect} 2` });
+      await stream.waitFor((x) => x.event === 'record.update' && (x.data as { record: { name: string } }).record.name === `filtered ${dialect} 2`);
+      const names = stream.events.filter((x) => x.event === 'record.update').map((x) => (x.data as { record: { name: string } }).record.name);
+      expect(names, 'the update made while the article was a draft only was not sent').to.deep.equal([`filtered ${dialect} 2`]);
+      stream.close();
+    });
+
     it('an editor holding findDrafts receives the draft events', async () => {
       const stream = await openSse(`${app.url}/api/realtime?models=article`, { Authorization: `Bearer ${app.admin!.accessToken}` });
       expect(stream.status).to.equal(200);
