@@ -9,6 +9,7 @@ import type { RequestState } from '../http/state';
 import type { Authorizer } from '../plugin-api';
 import { type RecordContext, type RecordController, requirePermission } from '../records/controller';
 import type { Registry } from '../registry/types';
+import { checkWriteParams } from '../records/write-params';
 
 export const DRAFT_ROUTES = [
   { path: '/publish/bulk', bulk: true, unpublish: false },
@@ -26,6 +27,7 @@ export function draftRouter(registry: Registry, controller: RecordController, au
       const model = models.get(c.params.model);
       if (!model || model.draftAndPublish !== true) throw new NotFoundError(model ? `${model.name} has no draft & publish (YAML draftAndPublish: true)` : 'not found');
       await requirePermission(authorizer, c, model.name, 'publish');
+      checkWriteParams(c.query, ['locale']);
       await controller.publish(c, model, r.bulk, r.unpublish);
     });
   }

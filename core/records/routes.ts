@@ -6,6 +6,7 @@ import type { Authorizer, RecordAction } from '../plugin-api';
 import { NotFoundError } from '../errors/errors';
 import type { Registry } from '../registry/types';
 import { type RecordContext, type RecordController, requirePermission } from './controller';
+import { checkWriteParams } from './write-params';
 
 interface RouteSpec {
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -14,22 +15,24 @@ interface RouteSpec {
   readonly handle: (c: RecordController, ctx: RecordContext, model: Parameters<RecordController['find']>[1]) => Promise<void>;
   /** Only models with `i18n: true` have it (issue 14); others answer 404 there. */
   readonly i18nOnly?: boolean;
+  /** A write's query parameters (write-params.ts); reads check theirs in the controller. */
+  readonly params?: readonly string[];
 }
 
 /** Order matters: `/bulk` and `/recover/…` before `/:id`. */
 export const RECORD_ROUTES: readonly RouteSpec[] = [
   { method: 'get', path: '', action: 'find', handle: (c, ctx, m) => c.find(ctx, m) },
-  { method: 'post', path: '/bulk', action: 'create', handle: (c, ctx, m) => c.createMany(ctx, m) },
-  { method: 'delete', path: '/bulk', action: 'delete', handle: (c, ctx, m) => c.removeMany(ctx, m) },
-  { method: 'post', path: '/recover/bulk', action: 'recover', handle: (c, ctx, m) => c.recoverMany(ctx, m) },
-  { method: 'post', path: '/recover/:id', action: 'recover', handle: (c, ctx, m) => c.recover(ctx, m) },
-  // issue 14: the entry in another locale (models with i18n: true; 404 for others)
-  { method: 'post', path: '/:id/localizations', action: 'create', handle: (c, ctx, m) => c.createLocalization(ctx, m), i18nOnly: true },
+  { method: 'post', path: '/bulk', action: 'create', handle: (c, ctx, m) => c.createMany(ctx, m), params: ['locale', 'status'] },
+  { method: 'delete', path: '/bulk', action: 'delete', handle: (c, ctx, m) => c.removeMany(ctx, m), params: ['locale'] },
+  { method: 'post', path: '/recover/bulk', action: 'recover', handle: (c, ctx, m) => c.recoverMany(ctx, m), params: [] },
+  { method: 'post', path: '/recover/:id', action: 'recover', handle: (c, ctx, m) => c.recover(ctx, m), params: ['locale'] },
+  // issue 14: the entry in another locale (models with i18n: true; 404 for others); status= answers its own 400
+  { method: 'post', path: '/:id/localizations', action: 'create', handle: (c, ctx, m) => c.createLocalization(ctx, m), i18nOnly: true, params: ['locale', 'status'] },
   { method: 'get', path: '/:id', action: 'findOne', handle: (c, ctx, m) => c.findOne(ctx, m) },
-  { method: 'post', path: '', action: 'create', handle: (c, ctx, m) => c.create(ctx, m) },
-  { method: 'put', path: '/:id', action: 'update', handle: (c, ctx, m) => c.update(ctx, m, 'put') },
-  { method: 'patch', path: '/:id', action: 'update', handle: (c, ctx, m) => c.update(ctx, m, 'patch') },
-  { method: 'delete', path: '/:id', action: 'delete', handle: (c, ctx, m) => c.remove(ctx, m) },
+  { method: 'post', path: '', action: 'create', handle: (c, ctx, m) => c.create(ctx, m), params: ['locale', 'status'] },
+  { method: 'put', path: '/:id', action: 'update', handle: (c, ctx, m) => c.update(ctx, m, 'put'), params: ['locale'] },
+  { method: 'patch', path: '/:id', action: 'update', handle: (c, ctx, m) => c.update(ctx, m, 'patch'), params: ['locale'] },
+  { method: 'delete', path: '/:id', action: 'delete', handle: (c, ctx, m) => c.remove(ctx, m), params: ['locale'] },
 ];
 
 /**
@@ -46,6 +49,7 @@ export function recordRouter(registry: Registry, controller: RecordController, a
       const model = models.get(c.params.model);
       if (!model || (r.i18nOnly && !model.i18n)) throw new NotFoundError('not found');
       await requirePermission(authorizer, c, model.name, r.action);
+      if (r.params) checkWriteParams(c.query, r.params);
       await r.handle(controller, c, model);
     });
   }
