@@ -27,6 +27,8 @@ function fromHttpError(err: unknown): AppError | null {
   switch (status) {
     case 400:
       if (/prototype property/i.test(String(e.message))) return new BadRequestError('the body may not carry a "__proto__" key');
+      // co-body's strict mode: valid JSON, but a string, number, boolean or null
+      if (/only supports object and array/i.test(String(e.message))) return new BadRequestError('the body must be a JSON object or array');
       return new BadRequestError(e.type === 'entity.parse.failed' || /JSON|Unexpected|invalid/i.test(String(e.message)) ? 'the body is not valid JSON' : 'bad request');
     case 401:
       return new UnauthorizedError('authentication required');

@@ -33,7 +33,8 @@ export function realtimeRouter(realtime: Realtime, tickets: Tickets, authenticat
       if (typeof query.ticket !== 'string') throw new BadRequestError('ticket: one ticket from POST /api/realtime/ticket', { parameter: 'ticket' });
       bearer = tickets.open(query.ticket);
     }
-    const lastEventId = ctx.get('Last-Event-ID') || (typeof query.lastEventId === 'string' ? query.lastEventId : undefined);
+    if (query.lastEventId !== undefined && typeof query.lastEventId !== 'string') throw new BadRequestError('lastEventId: one event id', { parameter: 'lastEventId' });
+    const lastEventId = ctx.get('Last-Event-ID') || query.lastEventId;
     await realtime.open({ bearer, state: ctx.state, models: query.models, filters: query.filters, lastEventId, res: ctx.res });
     // The stream writes to the socket itself from here on.
     ctx.respond = false;

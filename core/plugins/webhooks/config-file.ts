@@ -27,7 +27,8 @@ interface Declared {
   readonly secret: string;
 }
 
-export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJS.ProcessEnv = process.env): Declared[] {
+/** `isModel`: whether a name is a model of the registry (a `model` naming none is refused). */
+export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJS.ProcessEnv = process.env, isModel: (name: string) => boolean = () => true): Declared[] {
   const doc = parse(readFileSync(file, 'utf8')) as { webhooks?: unknown } | null;
   const list = doc?.webhooks ?? [];
   if (!Array.isArray(list)) throw new Error(`${file}: "webhooks" must be a list`);
@@ -38,7 +39,7 @@ export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJ
     if (typeof w.name !== 'string' || w.name === '') throw new Error(`${where}: name is required`);
     if (names.has(w.name)) throw new Error(`${where}: name "${w.name}" appears twice`);
     names.add(w.name);
-    const problems = webhookProblems({ url: w.url, events: w.events }, config.allowHosts);
+    const problems = webhookProblems({ url: w.url, events: w.events, model: w.model }, config.allowHosts, isModel);
     for (const [field, msgs] of Object.entries(problems)) throw new Error(`${where}: ${field} ${msgs[0]}`);
     const secret = typeof w.secretEnv === 'string' ? env[w.secretEnv] : w.secret;
     if (!isSecret(secret)) throw new Error(`${where}: secret (or the variable secretEnv names) must be a Standard Webhooks secret: whsec_ + base64 of 24–64 bytes`);
@@ -49,7 +50,7 @@ export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJ
 
 export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfig): Promise<void> {
   if (!config.configFile) return;
-  const declared = readWebhookFile(config.configFile, config);
+  const declared = readWebhookFile(config.configFile, config, process.env, (name) => store.deps.registry.get(name) !== undefined);
   const h = store.hooks;
   const c = (n: string): string => store.col(h, n);
   const { db } = store.deps;

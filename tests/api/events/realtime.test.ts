@@ -117,6 +117,9 @@ for (const dialect of DIALECTS) {
       const bad = await stream(`models=fee-type&${qs.stringify({ filters: { noSuchField: { $eq: 'x' } } })}`, as(reader));
       expect(bad.status).to.equal(400);
       expect((await stream('models=fee-type', { ...as(reader), 'Last-Event-ID': 'abc' })).status).to.equal(400);
+      const twice = await stream('models=fee-type&lastEventId=1&lastEventId=2', as(reader));
+      expect(twice.status, 'two lastEventId values').to.equal(400);
+      expect(JSON.stringify(twice.body)).to.contain('lastEventId');
       expect((await stream('models=fee-type&extra=1', as(reader))).status).to.equal(400);
     });
 

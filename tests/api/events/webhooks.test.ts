@@ -91,6 +91,14 @@ for (const dialect of DIALECTS) {
       const ev = await app.http.post('/api/webhook', { name: 'bad', url: 'https://example.com', events: ['record.explode'] });
       expect(ev.status).to.equal(422);
       expect(ev.body.error.details.fields).to.have.property('events');
+      // a model filter naming no model would never match; a URL the parser would trim is not the one stored
+      const model = await app.http.post('/api/webhook', { name: 'bad', url: 'https://example.com', events: ['*'], model: 'nope-model' });
+      expect(model.status).to.equal(422);
+      expect(model.body.error.details.fields.model[0]).to.contain('nope-model');
+      const spaced = await app.http.post('/api/webhook', { name: 'bad', url: ' https://example.com/hook', events: ['*'] });
+      expect(spaced.status).to.equal(422);
+      expect(spaced.body.error.details.fields).to.have.property('url');
+      expect((await app.http.get('/api/webhook?filters[name][$eq]=bad')).body.records).to.have.length(0);
       for (const url of ['http://10.1.2.3/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:8080/', 'http://192.168.0.10/']) {
         const res = await app.http.post('/api/webhook', { name: 'private', url, events: ['*'] });
         expect(res.status, url).to.equal(422);

@@ -101,6 +101,10 @@ for (const dialect of DIALECTS) {
         expect(bad.body.error.message).to.match(/JSON/);
         const arr = await app.http.post('/api/fee-type', [1, 2]);
         expect(arr.status).to.equal(400);
+        // valid JSON, but not an object: said so, not "not valid JSON"
+        const scalar = await app.http.post('/api/fee-type', undefined, { raw: '"x"', headers: { 'content-type': 'application/json' } });
+        expect(scalar.status).to.equal(400);
+        expect(scalar.body.error.message).to.equal('the body must be a JSON object or array');
         const text = await app.http.post('/api/fee-type', undefined, { raw: 'feeType=x', headers: { 'content-type': 'text/plain' } });
         expect(text.status).to.equal(415);
       });

@@ -18,7 +18,10 @@ describe('webhooks: SSRF guard, backoff, signature', () => {
     expect(urlProblem('https://example.com/hook', [])).to.equal(null);
     expect(urlProblem('ftp://example.com', [])).to.match(/http or https/);
     expect(urlProblem('https://user:pw@example.com', [])).to.match(/credentials/);
-    expect(urlProblem('not a url', [])).to.match(/absolute/);
+    expect(urlProblem('not-a-url', [])).to.match(/absolute/);
+    expect(urlProblem('not a url', [])).to.match(/spaces/);
+    expect(urlProblem(' https://example.com/hook', [])).to.match(/spaces/);
+    expect(urlProblem('https://example.com/a\tb', [])).to.match(/control characters/);
     expect(urlProblem('http://127.0.0.1:9000/x', [])).to.match(/WEBHOOK_ALLOW_HOSTS/);
     expect(urlProblem('http://127.0.0.1:9000/x', ['127.0.0.1'])).to.equal(null);
     expect(urlProblem('http://[::1]/x', [])).to.match(/private/);
