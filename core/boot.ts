@@ -23,8 +23,22 @@ export function modelSources(config: Config, plugins: readonly Plugin[]): ModelS
   ];
 }
 
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
+/** Log lines a buffered logger gathers into one write, at most (bytes), and how long one waits at most (ms). */
+export const LOG_BUFFER_BYTES = 4096;
+export const LOG_FLUSH_MS = 200;
+/** Past this many bytes waiting for a stuck stdout, lines are dropped rather than held in memory without bound. */
+const LOG_BACKLOG_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `buffered` (the server): lines are gathered and written to stdout in the background, at least every
+ * LOG_FLUSH_MS and in full on exit (pino flushes at process exit), so a request's access-log line
+ * costs no write system call of its own. Otherwise (the CLI) every line is written at once, in order
+ * with the command's own output.
+ */
+export function createLogger(config: Config, buffered = false): Logger {
+  const options = { level: config.logLevel, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
+  if (!buffered) return pino(options);
+  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS, maxLength: LOG_BACKLOG_MAX_BYTES }));
 }
 
 /** Loads the registry (RegistryError on a bad model) and connects; the schema is not touched here. */

@@ -2,14 +2,15 @@
 import { ConfigError, loadConfig } from '../config';
 import { enabledPlugins } from '../config/plugins';
 import { DestructiveChangeError, prepareSchema } from '../database/migrate';
-import { boot } from './boot';
+import { boot, createLogger } from './boot';
 import { createApp } from './http/app';
 import { ListenError, listen, onShutdownSignal } from './http/server';
 import { RegistryError } from './registry';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const deps = boot(config, enabledPlugins());
+  // Buffered: the access log is written in the background (boot.ts createLogger).
+  const deps = boot(config, enabledPlugins(), createLogger(config, true));
   const { log } = deps;
   try {
     const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive, defaultLocale: config.locales.defaultLocale });

@@ -140,6 +140,24 @@ for (const dialect of DIALECTS) {
       expect(await within(first.exited, 20_000, 'the first instance drains')).to.equal(0);
     });
 
+    it('log lines are written in the background: a request’s access-log line reaches stdout within a second while the server runs', async () => {
+      const port = await freePort();
+      const server = run(process.execPath, [MAIN], await serverEnv(db, port));
+      stray.push(server.proc);
+      await healthy(`http://127.0.0.1:${port}`, server);
+      const id = `log-${Date.now()}`;
+      await fetch(`http://127.0.0.1:${port}/api/fee-type`, { headers: { 'x-request-id': id, connection: 'close' } });
+      const t = Date.now();
+      while (!server.out().includes(id) && Date.now() - t < 2_000) await sleep(25);
+      const line = server.out().split('\n').find((l) => l.includes(id));
+      expect(line, 'the access-log line').to.be.a('string');
+      expect(Date.now() - t, 'written within LOG_FLUSH_MS, not held until the buffer fills').to.be.below(1_000);
+      expect(JSON.parse(line as string)).to.include({ requestId: id, method: 'GET', path: '/api/fee-type', status: 401, msg: 'request' });
+      server.proc.kill('SIGTERM');
+      expect(await within(server.exited, 20_000, 'the server drains')).to.equal(0);
+      expect(server.out(), 'the last lines are flushed at exit').to.contain('"msg":"shut down cleanly"');
+    });
+
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       it(`${signal} to the npm process alone stops \`npm start\`: the server drains, exits, and the port is free`, async () => {
         const port = await freePort();
