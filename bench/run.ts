@@ -139,6 +139,11 @@ interface Measured {
   readonly errors: number;
   readonly non2xx: number;
   readonly rssMb: number;
+  /**
+   * The process's own memory (RssAnon: heap, stacks, buffers): RSS less the mapped files (the node
+   * binary and libraries, ~50 MB, shared by every node process on the machine).
+   */
+  readonly ownMb: number;
   /** CPU time (user + system) the measured process spent per answered request, in ms: steady under machine noise. */
   readonly cpuMsPerReq: number;
   /** Answers by HTTP status (the JSON output carries it; non2xx says how many were not 2xx). */
@@ -156,9 +161,10 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
-function rssMb(pid: number | undefined): number {
+/** A memory figure of /proc/<pid>/status (VmRSS, RssAnon, …) in MB. */
+function statusMb(pid: number | undefined, field: 'VmRSS' | 'RssAnon'): number {
   if (!pid) return NaN;
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Math.round(Number(m[1]) / 1024) : NaN;
 }
 
@@ -187,7 +193,7 @@ async function measure(target: Measured['target'], base: string, s: Scenario, ct
   const cpuBefore = cpuMs(pid);
   const r = await run(base, s.request(ctx), connections, o.duration);
   const cpuMsPerReq = Math.round(((cpuMs(pid) - cpuBefore) / Math.max(1, r.requests.total)) * 1000) / 1000;
-  return { scenario: s.name, connections, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: rssMb(pid), cpuMsPerReq,
+  return { scenario: s.name, connections, target, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, rssMb: statusMb(pid, 'VmRSS'), ownMb: statusMb(pid, 'RssAnon'), cpuMsPerReq,
     statuses: Object.fromEntries(Object.entries((r.statusCodeStats ?? {}) as Record<string, { count?: number }>).map(([code, v]) => [code, v.count ?? 0])) };
 }
 
@@ -467,6 +473,7 @@ function medians(runs: readonly Measured[]): Measured[] {
     errors: g.reduce((n, r) => n + r.errors, 0),
     non2xx: g.reduce((n, r) => n + r.non2xx, 0),
     rssMb: Math.max(...g.map((r) => r.rssMb)),
+    ownMb: Math.max(...g.map((r) => r.ownMb)),
     cpuMsPerReq: Math.round(median(g.map((r) => r.cpuMsPerReq)) * 1000) / 1000,
   }));
 }
@@ -497,10 +504,10 @@ function reportCached(results: readonly Measured[]): void {
 function report(results: readonly Measured[], ratio: ReturnType<typeof ratios>, o: Options, rows: number): void {
   const pad = (v: unknown, w: number): string => String(v).padStart(w);
   const rounds = Math.max(1, o.repeat);
-  process.stdout.write(`\n${o.db}, ${rows} rows, ${o.connections} connections, ${o.duration} s per run${rounds > 1 ? `, medians of ${rounds} rounds (RSS: the largest)` : ''}\n`);
-  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('conns', 6)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('CPU ms/req', 12)}\n`);
+  process.stdout.write(`\n${o.db}, ${rows} rows, ${o.connections} connections, ${o.duration} s per run${rounds > 1 ? `, medians of ${rounds} rounds (RSS and own memory: the largest)` : ''}\n`);
+  process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('conns', 6)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('own MB', 8)}${pad('CPU ms/req', 12)}\n`);
   for (const r of results) {
-    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.connections, 6)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
+    process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.connections, 6)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.ownMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
   }
   for (const [s, r] of Object.entries(ratio)) process.stdout.write(`ratio ${s}: ${r.median.toFixed(2)} of the floor${r.rounds.length > 1 ? ` (rounds: ${r.rounds.join(', ')})` : ''}\n`);
 }
