@@ -250,7 +250,9 @@ export class RecordController {
     if (!hasDrafts(model)) throw new NotFoundError(`${model.name} has no draft & publish (YAML draftAndPublish: true)`);
     const ids = bulk ? ctx.request.body : recordId(ctx, model);
     const locale = this.locale(ctx, model, true);
-    const records = await this.service.publish(model, ids, await this.caller(ctx, model), unpublish, locale);
+    const access = await this.access(ctx);
+    // README: `<model>.publish` guards publish and unpublish alike, so its rule (issue 16) bounds both.
+    const records = await this.service.publish(model, ids, await this.caller(ctx, model, 'publish', access), unpublish, locale);
     await this.send(ctx, bulk ? envelope(records) : envelope(records[0]), true);
   }
 
@@ -258,9 +260,11 @@ export class RecordController {
    * The caller as a write needs it: its actor and the related models it may not `find`, whose records its
    * answer shows as `{ id }` alone and whose bad references it hears of only as "invalid reference".
    */
-  private async caller(ctx: RecordContext, model: ContentType, action?: 'create' | 'update' | 'delete' | 'recover', access?: RequestAccess | null): Promise<Caller> {
+  private async caller(ctx: RecordContext, model: ContentType, action?: 'create' | 'update' | 'delete' | 'recover' | 'publish', access?: RequestAccess | null): Promise<Caller> {
     const unreadable = new Set<string>();
     const scope = action && access ? access.rowScope(model.name, action) : undefined;
+    // A create may publish at once (status=published): the publish rule bounds the new record too.
+    const publishScope = action === 'create' && access && hasDrafts(model) ? access.rowScope(model.name, 'publish') : undefined;
     if (this.authorizer) {
       if (!(await this.authorizer.can(ctx.state.actor, model.name, 'find'))) unreadable.add(model.name);
       for (const a of model.attributes) {
@@ -270,7 +274,7 @@ export class RecordController {
         else if (access?.scope(a.target, 'find')?.rows) unreadable.add(a.target);
       }
     }
-    return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }) };
+    return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }), ...(publishScope?.root && { publishScope }) };
   }
 
   /** A write's answer without the fields the caller may not read (issue 16). */

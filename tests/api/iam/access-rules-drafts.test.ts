@@ -1,0 +1,165 @@
+/**
+ * Issue 16 × issue 14: row-level rules and field lists on a model with draft & publish and locales
+ * (tests/fixtures/ruled-content), over HTTP on every database:
+ * - publish / unpublish (single, bulk, every `locale=` form) and a create with `status=published` reach only
+ *   the rows the caller's `<model>.publish` rule matches (README: the permission of all four endpoints);
+ * - their answers leave out what the caller may not read, as every other write answer does;
+ * - a `findDrafts` rule narrows `status=draft` reads (Find, FindOne, grouping, populate, relation filters), AND-ed
+ *   with the `find` / `findOne` rule; published reads are not narrowed by it; the response cache keeps them apart;
+ * - `POST …/localizations` (permission `create`) reaches only entries inside the create rule, and the new
+ *   locale row must be inside it too;
+ * - `_status` does not depend on the fields the caller may read.
+ */
+import { expect } from 'chai';
+import { join } from 'node:path';
+import qs from 'qs';
+import { DIALECTS } from '../../helpers/dialects';
+import type { Client, Reply } from '../../helpers/http';
+import { ROOT, startTestApp, type TestApp, type TestUser } from '../../helpers/test-app';
+
+const MODELS = join(ROOT, 'tests', 'fixtures', 'ruled-content');
+const LOCALES = { LOCALES: 'en,fr,de', DEFAULT_LOCALE: 'en' };
+const q = (o: Record<string, unknown>): string => qs.stringify(o, { encodeValuesOnly: true });
+const OWN = { createdById: { $eq: '$actor.id' } };
+const OK = { title: { $startsWith: 'OK' } };
+
+for (const dialect of DIALECTS) {
+  describe(`identity: row rules and field lists on drafts and locales [${dialect}]`, () => {
+    let app: TestApp;
+    let ed: TestUser;
+    let roleId: number;
+    const ruleIds: Record<string, number> = {};
+    const tag = Date.now().toString(36);
+    let n = 0;
+
+    const rule = async (action: string, where: unknown, fields: unknown = null): Promise<number> => {
+      const res = await app.http.post('/api/access-rule', { roleId, action, where, fields });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.data.id;
+    };
+    /** A new entry (its en row) written by `http`; the title gets a unique suffix. */
+    const page = async (http: Client, title: string, extra: Record<string, unknown> = {}): Promise<number> => {
+      const res = await http.post('/api/page', { title: `${title}-${tag}-${++n}`, ...extra });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.data.id;
+    };
+    const localize = async (http: Client, id: number, locale: string, title: string): Promise<number> => {
+      const res = await http.post(`/api/page/${id}/localizations?locale=${locale}`, { title: `${title}-${tag}-${++n}` });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.data.id;
+    };
+    const ok = async (r: Promise<Reply>): Promise<Reply> => {
+      const res = await r;
+      expect(res.status, res.text).to.equal(200);
+      return res;
+    };
+    /** Whether readers see row `id` (the published view). */
+    const published = async (id: number): Promise<boolean> => {
+      const res = await app.anon.get(`/api/page?${q({ locale: 'all', filters: { id: { $eq: String(id) } } })}`);
+      expect(res.status, res.text).to.equal(200);
+      return res.body.meta.totalRecords === 1;
+    };
+    const notFound = (res: Reply, message: string): void => {
+      expect(res.status, res.text).to.equal(404);
+      expect(res.body.error.message).to.equal(message);
+      expect(res.body).to.not.have.property('data');
+    };
+
+    before(async () => {
+      app = await startTestApp(dialect, { contentTypesDir: MODELS, env: LOCALES });
+      const role = await app.http.post('/api/role', { name: `pub-${tag}` });
+      expect(role.status, role.text).to.equal(200);
+      roleId = role.body.data.id;
+      ed = await app.createUser({ roles: [`pub-${tag}`, 'authenticated'] });
+      // Publishers: read and publish pages titled OK…, create pages titled O…, read their own drafts only;
+      // read writers named Public… only.
+      ruleIds.find = await rule('page.find', OK, ['title', 'writer']);
+      ruleIds.findOne = await rule('page.findOne', OK, ['title', 'writer']);
+      await rule('page.publish', OK);
+      await rule('page.create', { title: { $startsWith: 'O' } });
+      await rule('page.findDrafts', OWN);
+      await rule('writer.find', { name: { $startsWith: 'Public' } });
+    });
+    after(async () => app?.close());
+
+    describe('publish and unpublish reach only the rows the publish rule matches', () => {
+      it('one id outside the rule: 404 as for a missing one, nothing published or unpublished', async () => {
+        const bad = await page(app.http, 'Bad');
+        notFound(await ed.http.post(`/api/page/${bad}/publish`), `no page with id ${bad}`);
+        expect(await published(bad)).to.equal(false);
+        await ok(app.http.post(`/api/page/${bad}/publish`));
+        notFound(await ed.http.post(`/api/page/${bad}/unpublish`), `no page with id ${bad}`);
+        expect(await published(bad), 'still published').to.equal(true);
+        const good = await page(app.http, 'OK');
+        await ok(ed.http.post(`/api/page/${good}/publish`));
+        expect(await published(good)).to.equal(true);
+        await ok(ed.http.post(`/api/page/${good}/unpublish`));
+        expect(await published(good)).to.equal(false);
+      });
+
+      it('bulk: one id outside the rule → 404 naming it, and the call changes nothing', async () => {
+        const good = await page(app.http, 'OK');
+        const bad = await page(app.http, 'Bad');
+        const res = await ed.http.post('/api/page/publish/bulk', [good, bad]);
+        expect(res.status, res.text).to.equal(404);
+        expect(res.body.error.details.missingIds).to.deep.equal([bad]);
+        expect(await published(good), 'one transaction').to.equal(false);
+        expect(await published(bad)).to.equal(false);
+        await ok(app.http.post('/api/page/publish/bulk', [good, bad]));
+        const un = await ed.http.post('/api/page/unpublish/bulk', [good, bad]);
+        expect(un.status, un.text).to.equal(404);
+        expect(un.body.error.details.missingIds).to.deep.equal([bad]);
+        expect(await published(good), 'one transaction').to.equal(true);
+        expect(await published(bad)).to.equal(true);
+        await ok(ed.http.post('/api/page/unpublish/bulk', [good]));
+        expect(await published(good)).to.equal(false);
+      });
+
+      it('every locale form: a locale row outside the rule is out of reach, and with locale=all nothing changes', async () => {
+        const en = await page(app.http, 'OK');
+        const fr = await localize(app.http, en, 'fr', 'Bad');
+        notFound(await ed.http.post(`/api/page/${en}/publish?locale=fr`), `no page with id ${en}`);
+        notFound(await ed.http.post(`/api/page/${fr}/publish`), `no page with id ${fr}`);
+        notFound(await ed.http.post(`/api/page/${en}/publish?locale=all`), `no page with id ${en}`);
+        const bulk = await ed.http.post('/api/page/publish/bulk?locale=all', [en]);
+        expect(bulk.status, bulk.text).to.equal(404);
+        expect(bulk.body.error.details.missingIds).to.deep.equal([en]);
+        // the probe's case: a bulk call naming another locale row of an entry
+        const byRow = await ed.http.post('/api/page/publish/bulk?locale=all', [fr]);
+        expect(byRow.status, byRow.text).to.equal(404);
+        expect(byRow.body.error.details.missingIds).to.deep.equal([fr]);
+        expect([await published(en), await published(fr)], 'nothing published').to.deep.equal([false, false]);
+        await ok(ed.http.post(`/api/page/${fr}/publish?locale=en`));
+        expect([await published(en), await published(fr)]).to.deep.equal([true, false]);
+        await ok(app.http.post(`/api/page/${en}/publish?locale=all`));
+        notFound(await ed.http.post(`/api/page/${en}/unpublish?locale=fr`), `no page with id ${en}`);
+        notFound(await ed.http.post(`/api/page/${en}/unpublish?locale=all`), `no page with id ${en}`);
+        const unBulk = await ed.http.post('/api/page/unpublish/bulk?locale=fr', [en]);
+        expect(unBulk.status, unBulk.text).to.equal(404);
+        expect(unBulk.body.error.details.missingIds).to.deep.equal([en]);
+        expect([await published(en), await published(fr)], 'nothing unpublished').to.deep.equal([true, true]);
+        // both rows inside the rule: every form works
+        const en2 = await page(app.http, 'OK');
+        const fr2 = await localize(app.http, en2, 'fr', 'OK');
+        await ok(ed.http.post('/api/page/publish/bulk?locale=all', [en2]));
+        expect([await published(en2), await published(fr2)]).to.deep.equal([true, true]);
+        await ok(ed.http.post(`/api/page/${en2}/unpublish?locale=all`));
+        expect([await published(en2), await published(fr2)]).to.deep.equal([false, false]);
+      });
+
+      it('a create with status=published must land inside the publish rule (403, nothing written)', async () => {
+        const title = `Odd-${tag}`;
+        const res = await ed.http.post('/api/page?status=published', { title });
+        expect(res.status, res.text).to.equal(403);
+        expect(res.body.error.message).to.contain('outside your rule for page.publish');
+        const bulk = await ed.http.post('/api/page/bulk?status=published', [{ title: `OK-${tag}-b1` }, { title: `${title}-b2` }]);
+        expect(bulk.status, bulk.text).to.equal(403);
+        const written = await app.http.get(`/api/page?${q({ status: 'draft', locale: 'all', filters: { title: { $in: [title, `OK-${tag}-b1`, `${title}-b2`] } } })}`);
+        expect(written.body.meta.totalRecords, 'nothing written').to.equal(0);
+        const now = await ok(ed.http.post('/api/page?status=published', { title: `OK-${tag}-now` }));
+        expect(await published(now.body.data.id)).to.equal(true);
+      });
+    });
+
+  });
+}
