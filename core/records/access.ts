@@ -4,6 +4,7 @@
  * query's SQL) and a registry in which every attribute the caller may not read is private (so check.ts
  * and the serializer hide it exactly as they hide private attributes). Pure: no I/O here.
  */
+import { sameVersion } from '../drafts/view';
 import { ForbiddenError } from '../errors/errors';
 import type { AccessScope, AccessView } from '../plugin-api';
 import { emptyListQuery, type FilterNode } from '../query/ast';
@@ -40,7 +41,7 @@ function restrict(model: ContentType, fields: readonly string[] | null): Content
   if (fields === null) return model;
   const keep = new Set(fields);
   const attributes: Attribute[] = model.attributes.map((a) => (a.private || keep.has(a.name) ? a : { ...a, private: true }));
-  return { ...model, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
+  return sameVersion(model, { ...model, attributes, byName: new Map(attributes.map((a) => [a.name, a])) });
 }
 
 /** One request's access: the view of the Authorizer, over the full registry. */

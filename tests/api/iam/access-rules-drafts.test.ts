@@ -161,5 +161,27 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('_status under field lists', () => {
+      it('the version shown does not depend on the fields the caller may read', async () => {
+        const label = (await ok(app.http.post('/api/label', { name: `L-${tag}-status` }))).body.data.id;
+        const id = await page(app.http, 'OK-S', { labels: [label] });
+        await ok(app.http.post(`/api/page/${id}/publish`));
+        await ok(app.http.patch(`/api/page/${id}`, { body: 'changed' }));
+        const path = `/api/page?${q({ filters: { id: { $eq: String(id) } } })}`;
+        const admin = (await ok(app.http.get(path))).body.records[0];
+        expect(admin).to.include({ _status: 'published', _hasUnpublishedChanges: true });
+        const mine = (await ok(ed.http.get(path))).body.records[0];
+        expect(mine).to.include({ _status: 'published', _hasUnpublishedChanges: true });
+        expect(mine).to.not.have.property('body');
+        expect((await ok(ed.http.get(`/api/page/${id}`))).body).to.include({ _status: 'published', _hasUnpublishedChanges: true });
+        const populated = await ok(ed.http.get(`/api/label/${label}?${q({ populate: { pages: { fields: ['title'] } } })}`));
+        expect(populated.body.pages[0]).to.include({ id, _status: 'published', _hasUnpublishedChanges: true });
+        const answer = (await ok(ed.http.post(`/api/page/${id}/publish`))).body.data;
+        expect(answer).to.include({ _status: 'published', _hasUnpublishedChanges: false });
+        const draft = await page(ed.http, 'OK-S');
+        expect((await ok(ed.http.get(`/api/page/${draft}?status=draft`))).body).to.include({ _status: 'draft', _hasUnpublishedChanges: true });
+      });
+    });
+
   });
 }
