@@ -139,14 +139,16 @@ export class RequestAccess {
     }
   }
 
-  /** A write answer without the fields the caller may not read (`find` field list of the model). */
+  /**
+   * A write answer without the fields the caller may not read: a field outside the model's `find` or
+   * `findOne` field list is left out (a write answer shows no field either read would hide).
+   */
   stripUnreadable(model: ContentType, record: Record<string, unknown>): Record<string, unknown> {
-    const fields = this.readable(model.name);
-    if (fields === null) return record;
-    const keep = new Set(fields);
+    const lists = [this.readable(model.name), this.readable(model.name, 'findOne')].filter((l): l is readonly string[] => l !== null);
+    if (lists.length === 0) return record;
     const out = { ...record };
     for (const a of model.attributes) {
-      if (keep.has(a.name)) continue;
+      if (lists.every((l) => l.includes(a.name))) continue;
       delete out[a.name];
       if (a.kind === 'relation' && a.idField) delete out[a.idField];
     }

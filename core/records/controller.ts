@@ -252,7 +252,7 @@ export class RecordController {
     const locale = this.locale(ctx, model, true);
     const access = await this.access(ctx);
     // README: `<model>.publish` guards publish and unpublish alike, so its rule (issue 16) bounds both.
-    const records = await this.service.publish(model, ids, await this.caller(ctx, model, 'publish', access), unpublish, locale);
+    const records = (await this.service.publish(model, ids, await this.caller(ctx, model, 'publish', access), unpublish, locale)).map((r) => this.shown(access, model, r));
     await this.send(ctx, bulk ? envelope(records) : envelope(records[0]), true);
   }
 

@@ -161,6 +161,45 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('publish and unpublish answers show no more than a read', () => {
+      it('fields outside the find / findOne lists are absent; a related record under a rule shows as { id }', async () => {
+        const writer = (await ok(app.http.post('/api/writer', { name: `Secret-${tag}` }))).body.data.id;
+        const label = (await ok(app.http.post('/api/label', { name: `L-${tag}-answers` }))).body.data.id;
+        const id = await page(app.http, 'OK', { body: 'text', price: 3, meta: { x: 1 }, secretNote: 's', writerId: writer, labels: [label] });
+        const full = (await ok(app.http.post(`/api/page/${id}/publish`))).body.data;
+        expect(full).to.include.keys('body', 'price', 'meta', 'writerId', 'writer');
+        for (const path of [`/api/page/${id}/publish`, `/api/page/${id}/unpublish`]) {
+          const data = (await ok(ed.http.post(path))).body.data;
+          expect(data, path).to.include({ id, title: full.title });
+          expect(data, path).to.not.have.any.keys('body', 'price', 'meta', 'secretNote');
+          expect(data.writer, path).to.deep.equal({ id: writer });
+        }
+        const [bulk] = (await ok(ed.http.post('/api/page/publish/bulk', [id]))).body.data;
+        expect(bulk).to.not.have.any.keys('body', 'price', 'meta', 'secretNote');
+        // a field outside the findOne list is left out too, from every write answer
+        await ok(app.http.patch(`/api/access-rule/${ruleIds.findOne}`, { fields: ['title'] }));
+        try {
+          for (const path of [`/api/page/${id}/publish`, `/api/page/${id}/unpublish`]) {
+            const data = (await ok(ed.http.post(path))).body.data;
+            expect(data, path).to.not.have.any.keys('body', 'price', 'meta', 'secretNote', 'writer', 'writerId');
+          }
+          const created = (await ok(ed.http.post('/api/page', { title: `OK-${tag}-c`, writerId: writer }))).body.data;
+          expect(created).to.include.keys('title');
+          expect(created).to.not.have.any.keys('writer', 'writerId');
+        } finally {
+          await ok(app.http.patch(`/api/access-rule/${ruleIds.findOne}`, { fields: ['title', 'writer'] }));
+        }
+      });
+
+      it('a record the caller may not read never comes back from publish or unpublish', async () => {
+        const hidden = await page(app.http, 'Hidden', { body: 'secret body' });
+        await ok(app.http.post(`/api/page/${hidden}/publish`));
+        notFound(await ed.http.get(`/api/page/${hidden}`), `no page with id ${hidden}`);
+        notFound(await ed.http.post(`/api/page/${hidden}/unpublish`), `no page with id ${hidden}`);
+        notFound(await ed.http.post(`/api/page/${hidden}/publish`), `no page with id ${hidden}`);
+      });
+    });
+
     describe('_status under field lists', () => {
       it('the version shown does not depend on the fields the caller may read', async () => {
         const label = (await ok(app.http.post('/api/label', { name: `L-${tag}-status` }))).body.data.id;
