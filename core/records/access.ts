@@ -4,6 +4,7 @@
  * query's SQL) and a registry in which every attribute the caller may not read is private (so check.ts
  * and the serializer hide it exactly as they hide private attributes). Pure: no I/O here.
  */
+import { hasDrafts } from '../drafts/names';
 import { sameVersion } from '../drafts/view';
 import { ForbiddenError } from '../errors/errors';
 import type { AccessScope, AccessView } from '../plugin-api';
@@ -35,6 +36,13 @@ export function checkRule(registry: Registry, model: ContentType, rule: unknown,
 
 /** Matches no row: `id IS NULL` (a stored rule that no longer parses fails closed). */
 const NOTHING_NODE: FilterNode = { kind: 'compare', op: '$null', value: true, at: 'rule' };
+
+/** `a AND b`, either possibly absent (null: every row). */
+function both(a: FilterNode | null, b: FilterNode | null): FilterNode | null {
+  if (!a) return b;
+  if (!b) return a;
+  return { kind: 'and', items: [a, b] };
+}
 
 /** The attributes of `model` outside `fields` become private (hidden like `password`); null: unchanged. */
 function restrict(model: ContentType, fields: readonly string[] | null): ContentType {
@@ -71,11 +79,17 @@ export class RequestAccess {
     return n;
   }
 
-  /** The rules of a statement on `model` under `action`; models reached through relations by their `find` rule. */
-  rowScope(model: string, action: string, base: Registry = this.registry): RowScope {
+  /**
+   * The rules of a statement on `model` under `action`; models reached through relations by their `find`
+   * rule. `drafts` (a `status=draft` read, issue 14): it reads the working copies of every draft-enabled
+   * model it reaches, which needs `findDrafts` besides `find` / `findOne`, so their rows are bounded by
+   * both rules.
+   */
+  rowScope(model: string, action: string, base: Registry = this.registry, drafts = false): RowScope {
+    const bounded = (m: string, rule: FilterNode | null): FilterNode | null => (drafts && hasDrafts(base.get(m)) ? both(rule, this.node(this.view.scope(m, 'findDrafts')?.rows ?? null)) : rule);
     return {
-      root: this.node(this.view.scope(model, action)?.rows ?? null),
-      related: (m) => this.node(this.view.scope(m, 'find')?.rows ?? null),
+      root: bounded(model, this.node(this.view.scope(model, action)?.rows ?? null)),
+      related: (m) => bounded(m, this.node(this.view.scope(m, 'find')?.rows ?? null)),
       registry: base,
     };
   }

@@ -14,14 +14,24 @@ import type { IncomingFile, IntakeLimits } from '../media/intake';
 import type { Authorizer } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
 import { INT4_MAX } from '../registry/attribute-kinds';
-import type { Attribute, ContentType, Registry } from '../registry/types';
+import type { Attribute, ContentType } from '../registry/types';
 import type { WriteMode } from '../validation/compile';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
 import { RequestAccess } from './access';
 import { type LocaleChoice, LOCALE_PARAM, readLocale } from './locales';
 import type { Caller, ReadAccess, RecordService } from './service';
-import { hasDrafts } from '../drafts/names';
+import { type Version, hasDrafts } from '../drafts/names';
 import { STATUS_PARAM, takeStatus } from '../drafts/status';
+
+/** The actions whose rules a read's answer depends on (the response cache keys on their variables). */
+const READ_ACTIONS = ['find', 'findOne'] as const;
+const DRAFT_READ_ACTIONS = [...READ_ACTIONS, 'findDrafts'] as const;
+
+/** A read's rules, for the response cache: where they come from and which actions' rules it applied. */
+interface ReadRules {
+  readonly source: RequestAccess;
+  readonly actions: readonly string[];
+}
 
 export type RecordContext = Context & { state: RequestState; params: Record<string, string>; request: { body?: unknown } };
 
@@ -126,10 +136,10 @@ export class RecordController {
   private async cachedRead(
     ctx: RecordContext,
     read: { model: ContentType; kind: ReadKind; id: number | null; version: string; query: ListQuery; reads: readonly string[] },
-    rules: RequestAccess | undefined,
+    rules: ReadRules | undefined,
     compute: () => Promise<unknown>,
   ): Promise<void> {
-    const scope = this.cache ? ruledScope(scopeOf(this.authorizer, ctx.state.actor), rules, ctx.state.actor, [read.model.name, ...read.reads]) : null;
+    const scope = this.cache ? ruledScope(scopeOf(this.authorizer, ctx.state.actor), rules?.source, ctx.state.actor, [read.model.name, ...read.reads], rules?.actions) : null;
     if (!this.cache || !scope) return this.sendRead(ctx, await compute());
     this.sendAnswer(ctx, await this.cache.answer({ ...read, scope, raw: ctx.querystring }, async () => this.serializeRead(await compute())));
   }
@@ -169,15 +179,18 @@ export class RecordController {
   }
 
   /**
-   * A read of `model` on `base` (the published view or the working copies, issue 14) as this caller may
-   * make it (issue 16): the rules join the query, fields the caller may not read are private.
+   * A read of `model` in `status` (the published view or the working copies, issue 14) as this caller may
+   * make it (issue 16): the rules join the query, fields the caller may not read are private. A draft read
+   * is bounded by the `findDrafts` rules of the draft-enabled models it reaches as well.
    */
-  private async readAccess(ctx: RecordContext, model: ContentType, action: 'find' | 'findOne', base: Registry): Promise<{ model: ContentType; access: ReadAccess; rules?: RequestAccess }> {
+  private async readAccess(ctx: RecordContext, model: ContentType, action: 'find' | 'findOne', status: Version): Promise<{ model: ContentType; access: ReadAccess; rules?: ReadRules }> {
+    const base = this.service.registryFor(status);
     const viewed = base.get(model.name) ?? model;
     const a = await this.access(ctx);
     if (!a) return { model: viewed, access: { registry: base, scope: undefined } };
     const view = a.readView(viewed, action, base);
-    return { model: view.model, access: { registry: view.registry, scope: a.rowScope(model.name, action, base) }, rules: a };
+    const drafts = status === 'draft';
+    return { model: view.model, access: { registry: view.registry, scope: a.rowScope(model.name, action, base, drafts) }, rules: { source: a, actions: drafts ? DRAFT_READ_ACTIONS : READ_ACTIONS } };
   }
 
   /** `locale=` of this request (issue 14): null when absent; 400 for a model without locales or an unknown code. */
@@ -207,7 +220,7 @@ export class RecordController {
     const locale = readLocale(raw, model, this.service.locales, true);
     const { status, query } = takeStatus(withoutLocale(raw));
     const parsed = parseListQuery(query, FIND_PARAMS, takenParams(model));
-    const read = await this.readAccess(ctx, model, 'find', this.service.registryFor(status));
+    const read = await this.readAccess(ctx, model, 'find', status);
     const version = `${status}|${locale ?? ''}`;
     if (parsed.group) {
       const g = this.service.groupInLocale(await this.service.checkGrouped(read.model, parsed, read.access), locale);
@@ -228,7 +241,7 @@ export class RecordController {
     const locale = readLocale(raw, model, this.service.locales, false);
     const { status, query } = takeStatus(withoutLocale(raw));
     const parsed = parseListQuery(query, FIND_ONE_PARAMS, takenParams(model));
-    const read = await this.readAccess(ctx, model, 'findOne', this.service.registryFor(status));
+    const read = await this.readAccess(ctx, model, 'findOne', status);
     const q = this.service.check(read.model, parsed, read.access);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     await this.checkDrafts(ctx, model, q.reads, status);

@@ -200,6 +200,64 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('findDrafts rules', () => {
+      const titles = (res: Reply): string[] => (res.body.records as { title: string }[]).map((r) => r.title).sort();
+      let mine: number;
+      let his: number;
+      let admins: number;
+      let label: number;
+      let ed2: TestUser;
+
+      before(async () => {
+        ed2 = await app.createUser({ roles: [`pub-${tag}`, 'authenticated'] });
+        label = (await ok(app.http.post('/api/label', { name: `L-${tag}-drafts` }))).body.data.id;
+        admins = await page(app.http, 'OK-D', { labels: [label] });
+        mine = await page(ed.http, 'OK-D', { labels: [label] });
+        his = await page(ed2.http, 'OK-D', { labels: [label] });
+        await page(ed.http, 'Other-D'); // his own, but outside the find rule
+      });
+      const drafts = { status: 'draft', locale: 'all', filters: { title: { $contains: '-D-' } } };
+
+      it('status=draft lists and counts only the drafts the rule matches, AND-ed with the find rule', async () => {
+        const a = await ok(ed.http.get(`/api/page?${q(drafts)}`));
+        expect(a.body.records.map((r: { id: number }) => r.id)).to.deep.equal([mine]);
+        expect(a.body.meta.totalRecords).to.equal(1);
+        const b = await ok(ed2.http.get(`/api/page?${q(drafts)}`));
+        expect(b.body.records.map((r: { id: number }) => r.id)).to.deep.equal([his]);
+        expect((await ok(app.http.get(`/api/page?${q(drafts)}`))).body.meta.totalRecords).to.equal(4);
+        const grouped = await ok(ed.http.get(`/api/page?${q({ ...drafts, groupBy: ['createdById'], aggregates: ['id:count'] })}`));
+        expect(grouped.body.records.map((r: { createdById: number; id_count: number }) => [r.createdById, r.id_count])).to.deep.equal([[ed.id, 1]]);
+        expect(grouped.body.meta.totalRecords).to.equal(1);
+      });
+
+      it('FindOne with status=draft: another user\'s draft answers 404, as a missing one does', async () => {
+        await ok(ed.http.get(`/api/page/${mine}?status=draft`));
+        notFound(await ed.http.get(`/api/page/${admins}?status=draft`), `no page with id ${admins}`);
+        notFound(await ed.http.get(`/api/page/${his}?status=draft`), `no page with id ${his}`);
+        await ok(ed2.http.get(`/api/page/${his}?status=draft`));
+      });
+
+      it('through populate and relation filters a draft read reaches only the drafts the rule matches', async () => {
+        const populated = await ok(ed.http.get(`/api/label/${label}?${q({ status: 'draft', populate: { pages: { fields: ['title'] } } })}`));
+        expect((populated.body.pages as { id: number }[]).map((p) => p.id)).to.deep.equal([mine]);
+        const adminTitle = (await ok(app.http.get(`/api/page/${admins}?status=draft`))).body.title;
+        const probe = await ok(ed.http.get(`/api/label?${q({ status: 'draft', filters: { pages: { title: { $eq: adminTitle } } } })}`));
+        expect(probe.body.meta.totalRecords, 'a relation filter cannot probe drafts outside the rule').to.equal(0);
+        const mineTitle = (await ok(ed.http.get(`/api/page/${mine}?status=draft`))).body.title;
+        const own = await ok(ed.http.get(`/api/label?${q({ status: 'draft', filters: { pages: { title: { $eq: mineTitle } } } })}`));
+        expect(own.body.records.map((r: { id: number }) => r.id)).to.deep.equal([label]);
+      });
+
+      it('published reads are not narrowed by the findDrafts rule', async () => {
+        await ok(app.http.post('/api/page/publish/bulk', [admins, mine, his]));
+        const list = await ok(ed.http.get(`/api/page?${q({ locale: 'all', filters: { title: { $contains: '-D-' } } })}`));
+        expect(titles(list)).to.have.length(3);
+        await ok(ed.http.get(`/api/page/${admins}`));
+        const populated = await ok(ed.http.get(`/api/label/${label}?${q({ populate: { pages: { fields: ['title'] } } })}`));
+        expect((populated.body.pages as { id: number }[]).map((p) => p.id).sort((x, y) => x - y)).to.deep.equal([admins, mine, his].sort((x, y) => x - y));
+      });
+    });
+
     describe('_status under field lists', () => {
       it('the version shown does not depend on the fields the caller may read', async () => {
         const label = (await ok(app.http.post('/api/label', { name: `L-${tag}-status` }))).body.data.id;
@@ -222,5 +280,26 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('the response cache', () => {
+      it('a findDrafts rule naming $actor.id keeps each user\'s drafts his own in the cache', async () => {
+        const cached = await startTestApp(dialect, { contentTypesDir: MODELS, env: { ...LOCALES, CACHE: 'memory' } });
+        try {
+          const role = await ok(cached.http.post('/api/role', { name: `cached-${tag}` }));
+          for (const [action, where] of [['page.find', null], ['page.create', null], ['page.findDrafts', OWN]] as const) {
+            await ok(cached.http.post('/api/access-rule', { roleId: role.body.data.id, action, where }));
+          }
+          const u1 = await cached.createUser({ roles: [`cached-${tag}`] });
+          const u2 = await cached.createUser({ roles: [`cached-${tag}`] });
+          const d1 = (await ok(u1.http.post('/api/page', { title: `C1-${tag}` }))).body.data.id;
+          const d2 = (await ok(u2.http.post('/api/page', { title: `C2-${tag}` }))).body.data.id;
+          for (let i = 0; i < 3; i++) {
+            expect((await ok(u1.http.get('/api/page?status=draft'))).body.records.map((r: { id: number }) => r.id)).to.deep.equal([d1]);
+            expect((await ok(u2.http.get('/api/page?status=draft'))).body.records.map((r: { id: number }) => r.id)).to.deep.equal([d2]);
+          }
+        } finally {
+          await cached.close();
+        }
+      });
+    });
   });
 }
