@@ -311,6 +311,8 @@ export class RecordService {
     return this.transaction(model, async (trx) => {
       const named = await loc.localeRow(trx, model, id);
       if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      // issue 16: the call needs `create` (README, Locales): it reaches only rows inside the create rule (404)
+      await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
       const rows = await loc.entryRows(trx, model, named.entry);
       const taken = rows.find((r) => r.locale === locale);
       if (taken) {
@@ -320,6 +322,7 @@ export class RecordService {
       if (!anchor || !anchor.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
       const extra = { ...(await loc.sharedValuesOf(trx, model, named.entry)), [loc.LOCALE_COLUMN]: locale, [loc.ENTRY_COLUMN]: named.entry };
       const { id: newId, record } = await this.insert(trx, model, data, caller, [], extra);
+      await this.mustStayInside(trx, model, newId, caller, 'create');
       await loc.attachLocalizations(trx, model, [newId], [record]);
       await annotate(trx, model, [record], 'draft');
       return { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };

@@ -258,6 +258,32 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    describe('localizations', () => {
+      it('the new locale row must be inside the create rule (403, nothing written)', async () => {
+        const entry = await page(ed.http, 'OK-E');
+        const title = `BAD-${tag}-fr`;
+        const res = await ed.http.post(`/api/page/${entry}/localizations?locale=fr`, { title });
+        expect(res.status, res.text).to.equal(403);
+        expect(res.body.error.message).to.contain('outside your rule for page.create');
+        const written = await app.http.get(`/api/page?${q({ status: 'draft', locale: 'all', filters: { title: { $eq: title } } })}`);
+        expect(written.body.meta.totalRecords, 'nothing written').to.equal(0);
+        await localize(ed.http, entry, 'fr', 'OK-fr');
+      });
+
+      it('an entry outside the create rule cannot be localized: 404, as a missing one', async () => {
+        const entry = await page(app.http, 'Bad-E');
+        const title = `OK-${tag}-on-bad`;
+        notFound(await ed.http.post(`/api/page/${entry}/localizations?locale=de`, { title }), `no page with id ${entry}`);
+        const written = await app.http.get(`/api/page?${q({ status: 'draft', locale: 'all', filters: { title: { $eq: title } } })}`);
+        expect(written.body.meta.totalRecords, 'nothing written').to.equal(0);
+        // naming another locale row of an entry inside the rule: that row is what the call names
+        const inside = await page(app.http, 'OK-E');
+        const badRow = await localize(app.http, inside, 'fr', 'Bad-fr');
+        notFound(await ed.http.post(`/api/page/${badRow}/localizations?locale=de`, { title }), `no page with id ${badRow}`);
+        await localize(ed.http, inside, 'de', 'OK-de');
+      });
+    });
+
     describe('_status under field lists', () => {
       it('the version shown does not depend on the fields the caller may read', async () => {
         const label = (await ok(app.http.post('/api/label', { name: `L-${tag}-status` }))).body.data.id;
