@@ -7,16 +7,17 @@
 import type { Actor, AccessScope } from '../plugin-api';
 import type { CacheScope } from './response-cache';
 
-/** What the read's rules are asked for: every model the read touches, for both read actions. */
+/** What the read's rules are asked for: every model the read touches, for each read action it applied. */
 interface RuleSource {
   scope(model: string, action: string): AccessScope | null;
 }
 
-export function ruledScope(scope: CacheScope | null, rules: RuleSource | undefined, actor: Actor | null, models: readonly string[]): CacheScope | null {
+/** `actions`: the rules the read applied (a `status=draft` read: the `findDrafts` rules too, issue 14). */
+export function ruledScope(scope: CacheScope | null, rules: RuleSource | undefined, actor: Actor | null, models: readonly string[], actions: readonly string[] = ['find', 'findOne']): CacheScope | null {
   if (!scope || !rules) return scope;
   let perActor = false;
   for (const model of models) {
-    for (const action of ['find', 'findOne']) {
+    for (const action of actions) {
       const varies = rules.scope(model, action)?.varies ?? [];
       if (varies.includes('now')) return null;
       if (varies.includes('actor')) perActor = true;

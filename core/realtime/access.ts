@@ -9,7 +9,8 @@
  *
  * Row-level rules and field lists (issue 16, the `rules` branch) come through the same Authorizer:
  * when it offers `access(actor, now)` (its AccessView), the rule of `<model>.find` is AND-ed to the
- * stream's filter and the field list restricts the record and what the filter may name, as Find does.
+ * stream's filter (and, on a draft-enabled model, the rule of `<model>.findDrafts`) and the field list
+ * restricts the record and what the filter may name, as Find does.
  * That method is looked up structurally here, so the rules apply to streams as soon as it exists.
  */
 import { hasDrafts } from '../drafts/names';
@@ -136,10 +137,14 @@ export class StreamAccess {
     // A draft-enabled model's record events carry its working copy (issue 14): drafts, for findDrafts holders only.
     if (hasDrafts(model) && this.authorizer && !(await this.authorizer.can(actor, model.name, 'findDrafts'))) return denied;
     const scope = rules?.scope(model.name, 'find') ?? null;
+    // Those working copies are bounded by the model's findDrafts rule as well (issue 16, as status=draft reads are).
+    const drafts = hasDrafts(model) ? (rules?.scope(model.name, 'findDrafts')?.rows ?? null) : null;
     let rule: FilterNode | null = null;
-    if (scope?.rows) {
+    for (const rows of [scope?.rows ?? null, drafts]) {
+      if (!rows) continue;
       try {
-        rule = parseFilters(asQueryValues(scope.rows), 'rule');
+        const node = parseFilters(asQueryValues(rows), 'rule');
+        rule = rule ? { kind: 'and', items: [rule, node] } : node;
       } catch {
         return denied; // a stored rule that no longer parses: nothing (fail closed)
       }
@@ -160,7 +165,7 @@ export class StreamAccess {
         if (versionOf(model) === 'draft' && target && hasDrafts(target) && !(await this.authorizer.can(actor, r, 'findDrafts'))) return denied;
       }
     }
-    const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null]) : '';
+    const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null, drafts]) : '';
     return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null };
   }
 

@@ -4,6 +4,8 @@
  * query's SQL) and a registry in which every attribute the caller may not read is private (so check.ts
  * and the serializer hide it exactly as they hide private attributes). Pure: no I/O here.
  */
+import { hasDrafts } from '../drafts/names';
+import { sameVersion } from '../drafts/view';
 import { ForbiddenError } from '../errors/errors';
 import type { AccessScope, AccessView } from '../plugin-api';
 import { emptyListQuery, type FilterNode } from '../query/ast';
@@ -35,12 +37,19 @@ export function checkRule(registry: Registry, model: ContentType, rule: unknown,
 /** Matches no row: `id IS NULL` (a stored rule that no longer parses fails closed). */
 const NOTHING_NODE: FilterNode = { kind: 'compare', op: '$null', value: true, at: 'rule' };
 
+/** `a AND b`, either possibly absent (null: every row). */
+function both(a: FilterNode | null, b: FilterNode | null): FilterNode | null {
+  if (!a) return b;
+  if (!b) return a;
+  return { kind: 'and', items: [a, b] };
+}
+
 /** The attributes of `model` outside `fields` become private (hidden like `password`); null: unchanged. */
 function restrict(model: ContentType, fields: readonly string[] | null): ContentType {
   if (fields === null) return model;
   const keep = new Set(fields);
   const attributes: Attribute[] = model.attributes.map((a) => (a.private || keep.has(a.name) ? a : { ...a, private: true }));
-  return { ...model, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
+  return sameVersion(model, { ...model, attributes, byName: new Map(attributes.map((a) => [a.name, a])) });
 }
 
 /** One request's access: the view of the Authorizer, over the full registry. */
@@ -70,11 +79,17 @@ export class RequestAccess {
     return n;
   }
 
-  /** The rules of a statement on `model` under `action`; models reached through relations by their `find` rule. */
-  rowScope(model: string, action: string, base: Registry = this.registry): RowScope {
+  /**
+   * The rules of a statement on `model` under `action`; models reached through relations by their `find`
+   * rule. `drafts` (a `status=draft` read, issue 14): it reads the working copies of every draft-enabled
+   * model it reaches, which needs `findDrafts` besides `find` / `findOne`, so their rows are bounded by
+   * both rules.
+   */
+  rowScope(model: string, action: string, base: Registry = this.registry, drafts = false): RowScope {
+    const bounded = (m: string, rule: FilterNode | null): FilterNode | null => (drafts && hasDrafts(base.get(m)) ? both(rule, this.node(this.view.scope(m, 'findDrafts')?.rows ?? null)) : rule);
     return {
-      root: this.node(this.view.scope(model, action)?.rows ?? null),
-      related: (m) => this.node(this.view.scope(m, 'find')?.rows ?? null),
+      root: bounded(model, this.node(this.view.scope(model, action)?.rows ?? null)),
+      related: (m) => bounded(m, this.node(this.view.scope(m, 'find')?.rows ?? null)),
       registry: base,
     };
   }
@@ -138,14 +153,16 @@ export class RequestAccess {
     }
   }
 
-  /** A write answer without the fields the caller may not read (`find` field list of the model). */
+  /**
+   * A write answer without the fields the caller may not read: a field outside the model's `find` or
+   * `findOne` field list is left out (a write answer shows no field either read would hide).
+   */
   stripUnreadable(model: ContentType, record: Record<string, unknown>): Record<string, unknown> {
-    const fields = this.readable(model.name);
-    if (fields === null) return record;
-    const keep = new Set(fields);
+    const lists = [this.readable(model.name), this.readable(model.name, 'findOne')].filter((l): l is readonly string[] => l !== null);
+    if (lists.length === 0) return record;
     const out = { ...record };
     for (const a of model.attributes) {
-      if (keep.has(a.name)) continue;
+      if (lists.every((l) => l.includes(a.name))) continue;
       delete out[a.name];
       if (a.kind === 'relation' && a.idField) delete out[a.idField];
     }

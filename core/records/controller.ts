@@ -14,14 +14,24 @@ import type { IncomingFile, IntakeLimits } from '../media/intake';
 import type { Authorizer } from '../plugin-api';
 import { FIND_ONE_PARAMS, FIND_PARAMS, parseListQuery } from '../query/parse';
 import { INT4_MAX } from '../registry/attribute-kinds';
-import type { Attribute, ContentType, Registry } from '../registry/types';
+import type { Attribute, ContentType } from '../registry/types';
 import type { WriteMode } from '../validation/compile';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
 import { RequestAccess } from './access';
 import { type LocaleChoice, LOCALE_PARAM, readLocale } from './locales';
 import type { Caller, ReadAccess, RecordService } from './service';
-import { hasDrafts } from '../drafts/names';
+import { type Version, hasDrafts } from '../drafts/names';
 import { STATUS_PARAM, takeStatus } from '../drafts/status';
+
+/** The actions whose rules a read's answer depends on (the response cache keys on their variables). */
+const READ_ACTIONS = ['find', 'findOne'] as const;
+const DRAFT_READ_ACTIONS = [...READ_ACTIONS, 'findDrafts'] as const;
+
+/** A read's rules, for the response cache: where they come from and which actions' rules it applied. */
+interface ReadRules {
+  readonly source: RequestAccess;
+  readonly actions: readonly string[];
+}
 
 export type RecordContext = Context & { state: RequestState; params: Record<string, string>; request: { body?: unknown } };
 
@@ -126,10 +136,10 @@ export class RecordController {
   private async cachedRead(
     ctx: RecordContext,
     read: { model: ContentType; kind: ReadKind; id: number | null; version: string; query: ListQuery; reads: readonly string[] },
-    rules: RequestAccess | undefined,
+    rules: ReadRules | undefined,
     compute: () => Promise<unknown>,
   ): Promise<void> {
-    const scope = this.cache ? ruledScope(scopeOf(this.authorizer, ctx.state.actor), rules, ctx.state.actor, [read.model.name, ...read.reads]) : null;
+    const scope = this.cache ? ruledScope(scopeOf(this.authorizer, ctx.state.actor), rules?.source, ctx.state.actor, [read.model.name, ...read.reads], rules?.actions) : null;
     if (!this.cache || !scope) return this.sendRead(ctx, await compute());
     this.sendAnswer(ctx, await this.cache.answer({ ...read, scope, raw: ctx.querystring }, async () => this.serializeRead(await compute())));
   }
@@ -169,15 +179,18 @@ export class RecordController {
   }
 
   /**
-   * A read of `model` on `base` (the published view or the working copies, issue 14) as this caller may
-   * make it (issue 16): the rules join the query, fields the caller may not read are private.
+   * A read of `model` in `status` (the published view or the working copies, issue 14) as this caller may
+   * make it (issue 16): the rules join the query, fields the caller may not read are private. A draft read
+   * is bounded by the `findDrafts` rules of the draft-enabled models it reaches as well.
    */
-  private async readAccess(ctx: RecordContext, model: ContentType, action: 'find' | 'findOne', base: Registry): Promise<{ model: ContentType; access: ReadAccess; rules?: RequestAccess }> {
+  private async readAccess(ctx: RecordContext, model: ContentType, action: 'find' | 'findOne', status: Version): Promise<{ model: ContentType; access: ReadAccess; rules?: ReadRules }> {
+    const base = this.service.registryFor(status);
     const viewed = base.get(model.name) ?? model;
     const a = await this.access(ctx);
     if (!a) return { model: viewed, access: { registry: base, scope: undefined } };
     const view = a.readView(viewed, action, base);
-    return { model: view.model, access: { registry: view.registry, scope: a.rowScope(model.name, action, base) }, rules: a };
+    const drafts = status === 'draft';
+    return { model: view.model, access: { registry: view.registry, scope: a.rowScope(model.name, action, base, drafts) }, rules: { source: a, actions: drafts ? DRAFT_READ_ACTIONS : READ_ACTIONS } };
   }
 
   /** `locale=` of this request (issue 14): null when absent; 400 for a model without locales or an unknown code. */
@@ -207,7 +220,7 @@ export class RecordController {
     const locale = readLocale(raw, model, this.service.locales, true);
     const { status, query } = takeStatus(withoutLocale(raw));
     const parsed = parseListQuery(query, FIND_PARAMS, takenParams(model));
-    const read = await this.readAccess(ctx, model, 'find', this.service.registryFor(status));
+    const read = await this.readAccess(ctx, model, 'find', status);
     const version = `${status}|${locale ?? ''}`;
     if (parsed.group) {
       const g = this.service.groupInLocale(await this.service.checkGrouped(read.model, parsed, read.access), locale);
@@ -228,7 +241,7 @@ export class RecordController {
     const locale = readLocale(raw, model, this.service.locales, false);
     const { status, query } = takeStatus(withoutLocale(raw));
     const parsed = parseListQuery(query, FIND_ONE_PARAMS, takenParams(model));
-    const read = await this.readAccess(ctx, model, 'findOne', this.service.registryFor(status));
+    const read = await this.readAccess(ctx, model, 'findOne', status);
     const q = this.service.check(read.model, parsed, read.access);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     await this.checkDrafts(ctx, model, q.reads, status);
@@ -250,7 +263,9 @@ export class RecordController {
     if (!hasDrafts(model)) throw new NotFoundError(`${model.name} has no draft & publish (YAML draftAndPublish: true)`);
     const ids = bulk ? ctx.request.body : recordId(ctx, model);
     const locale = this.locale(ctx, model, true);
-    const records = await this.service.publish(model, ids, await this.caller(ctx, model), unpublish, locale);
+    const access = await this.access(ctx);
+    // README: `<model>.publish` guards publish and unpublish alike, so its rule (issue 16) bounds both.
+    const records = (await this.service.publish(model, ids, await this.caller(ctx, model, 'publish', access), unpublish, locale)).map((r) => this.shown(access, model, r));
     await this.send(ctx, bulk ? envelope(records) : envelope(records[0]), true);
   }
 
@@ -258,9 +273,11 @@ export class RecordController {
    * The caller as a write needs it: its actor and the related models it may not `find`, whose records its
    * answer shows as `{ id }` alone and whose bad references it hears of only as "invalid reference".
    */
-  private async caller(ctx: RecordContext, model: ContentType, action?: 'create' | 'update' | 'delete' | 'recover', access?: RequestAccess | null): Promise<Caller> {
+  private async caller(ctx: RecordContext, model: ContentType, action?: 'create' | 'update' | 'delete' | 'recover' | 'publish', access?: RequestAccess | null): Promise<Caller> {
     const unreadable = new Set<string>();
     const scope = action && access ? access.rowScope(model.name, action) : undefined;
+    // A create may publish at once (status=published): the publish rule bounds the new record too.
+    const publishScope = action === 'create' && access && hasDrafts(model) ? access.rowScope(model.name, 'publish') : undefined;
     if (this.authorizer) {
       if (!(await this.authorizer.can(ctx.state.actor, model.name, 'find'))) unreadable.add(model.name);
       for (const a of model.attributes) {
@@ -270,7 +287,7 @@ export class RecordController {
         else if (access?.scope(a.target, 'find')?.rows) unreadable.add(a.target);
       }
     }
-    return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }) };
+    return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }), ...(publishScope?.root && { publishScope }) };
   }
 
   /** A write's answer without the fields the caller may not read (issue 16). */

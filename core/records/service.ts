@@ -37,7 +37,8 @@ import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
 import { hasCopy, inSync, mirrorSoftDelete, removeCopy, workingRow, writeCopy } from '../drafts/copies';
 import { type Version, hasDrafts } from '../drafts/names';
 import { publishedView } from '../drafts/view';
-import { publishTargets, refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
+import { refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
+import { publishPlan } from '../drafts/publish-plan';
 
 /** Largest array a bulk call takes. */
 export const MAX_BULK_ITEMS = 1000;
@@ -83,6 +84,8 @@ export interface Caller {
    * the record inside it (403, checked in the same transaction). Absent: every record.
    */
   readonly scope?: RowScope;
+  /** The caller's rule for `<model>.publish` on a create (issue 16): a create that publishes must leave the record inside it (403). */
+  readonly publishScope?: RowScope;
 }
 
 /** What a read is checked against under row-level rules and field lists (records/access.ts). */
@@ -201,7 +204,7 @@ export class RecordService {
     const rule = this.writeRule(model, caller);
     if (!rule) return;
     const found = await repo.idsWhere(trx, this.deps.dialect, model, [id], 'inclusive', rule, false);
-    if (!found.has(id)) throw new ForbiddenError(`this ${action === 'create' ? 'create' : 'update'} would leave ${model.name} ${id} outside your rule for ${model.name}.${action}`);
+    if (!found.has(id)) throw new ForbiddenError(`this ${action === 'update' ? 'update' : 'create'} would leave ${model.name} ${id} outside your rule for ${model.name}.${action}`);
   }
 
   /** One per read answer: counts its records against ANSWER_MAX_RECORDS. */
@@ -308,6 +311,8 @@ export class RecordService {
     return this.transaction(model, async (trx) => {
       const named = await loc.localeRow(trx, model, id);
       if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      // issue 16: the call needs `create` (README, Locales): it reaches only rows inside the create rule (404)
+      await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
       const rows = await loc.entryRows(trx, model, named.entry);
       const taken = rows.find((r) => r.locale === locale);
       if (taken) {
@@ -317,6 +322,7 @@ export class RecordService {
       if (!anchor || !anchor.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
       const extra = { ...(await loc.sharedValuesOf(trx, model, named.entry)), [loc.LOCALE_COLUMN]: locale, [loc.ENTRY_COLUMN]: named.entry };
       const { id: newId, record } = await this.insert(trx, model, data, caller, [], extra);
+      await this.mustStayInside(trx, model, newId, caller, 'create');
       await loc.attachLocalizations(trx, model, [newId], [record]);
       await annotate(trx, model, [record], 'draft');
       return { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
@@ -435,10 +441,11 @@ export class RecordService {
     const w = this.effects.start(caller.actor);
     const done = await this.withFiles(model, [], async (trx, obsolete) => {
       await this.allExist(trx, model, list, 'active');
+      // issue 16: every row the call touches is inside the caller's publish rule, or nothing changes (404)
+      const plan = await publishPlan(trx, this.deps.dialect, model, list, locale, unpublish, this.writeRule(model, caller));
       const out: ApiRecord[] = [];
       const view = publishedView(this.deps.registry).get(model.name) as ContentType;
-      for (const named of list) {
-        const { rows, answer } = await publishTargets(trx, model, named, locale, unpublish);
+      for (const { rows, answer } of plan) {
         let record: ApiRecord | null = null;
         for (const id of rows) {
           const state = await w.before(trx, kind, model, id, {}, kind);
@@ -471,9 +478,11 @@ export class RecordService {
     return done;
   }
 
-  private async publishOne(trx: Knex.Transaction, model: ContentType, id: number, _caller: Caller, obsolete: string[]): Promise<void> {
+  private async publishOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[]): Promise<void> {
     const row = await workingRow(trx, model, id, this.deps.dialect.rowLocks);
     if (!row) throw new NotFoundError(`no ${model.name} with id ${id}`);
+    // issue 16: a create that publishes at once (status=published) stays inside the caller's publish rule
+    if (caller.publishScope) await this.mustStayInside(trx, model, id, { ...caller, scope: caller.publishScope }, 'publish');
     await refuseWithoutPublishedEntry(trx, model, row);
     try {
       obsolete.push(...(await writeCopy(trx, model, id, row, toIsoTimestamp(this.now()))));

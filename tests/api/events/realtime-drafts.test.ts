@@ -1,7 +1,8 @@
 /**
  * Realtime and drafts (issues 14 and 15), both databases: a draft-enabled model's record events carry its
  * working copy, so a stream of that model needs `findDrafts` besides `find`; a reader holding `find`
- * alone is refused at connect (the public never sees a draft through a stream), an editor gets them.
+ * alone is refused at connect (the public never sees a draft through a stream), an editor gets them, and
+ * an editor under a `findDrafts` rule (issue 16) only the drafts it matches.
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
@@ -66,6 +67,23 @@ for (const dialect of DIALECTS) {
       const id = await created(app.http, 'article', { title: `Streamed draft ${dialect}` });
       const e = await stream.waitFor((x) => x.event === 'record.create' && (x.data as { recordId: number }).recordId === id);
       expect((e.data as { record: { title: string } }).record.title).to.equal(`Streamed draft ${dialect}`);
+      stream.close();
+    });
+
+    it('an editor whose findDrafts rule names only his own rows receives only those drafts (issue 16)', async () => {
+      const role = await app.http.post('/api/role', { name: `own-drafts-${dialect}` });
+      expect(role.status, role.text).to.equal(200);
+      for (const [action, where] of [['article.find', null], ['article.create', null], ['article.findDrafts', { createdById: { $eq: '$actor.id' } }]] as const) {
+        const r = await app.http.post('/api/access-rule', { roleId: role.body.data.id, action, where });
+        expect(r.status, r.text).to.equal(200);
+      }
+      const editor = await app.createUser({ roles: [`own-drafts-${dialect}`] });
+      const stream = await openSse(`${app.url}/api/realtime?models=article`, { Authorization: `Bearer ${editor.accessToken}` });
+      expect(stream.status, JSON.stringify(stream.body)).to.equal(200);
+      const others = await created(app.http, 'article', { title: `Not his ${dialect}` });
+      const own = await created(editor.http, 'article', { title: `His own ${dialect}` });
+      await stream.waitFor((x) => x.event === 'record.create' && (x.data as { recordId: number }).recordId === own);
+      expect(stream.events.map((x) => (x.data as { recordId: number }).recordId)).to.deep.equal([own]).and.not.include(others);
       stream.close();
     });
   });
