@@ -10,6 +10,11 @@ export type DbFault =
   /** A data error (a value out of the column's range, text the database cannot hold): `detail` is the driver's text, for logs only. */
   | { readonly kind: 'invalidValue'; readonly detail: string }
   | { readonly kind: 'unavailable'; readonly message: string }
+  /**
+   * The database rolled the transaction back because of other transactions: a deadlock, a serialization
+   * failure, a lock wait past its limit. Nothing was written; a retry will do (→ 503 WriteConflictError).
+   */
+  | { readonly kind: 'writeConflict'; readonly reason: 'deadlock' | 'serialization' | 'lockTimeout' }
   /** The statement ran past the per-query time limit (QUERY_TIMEOUT) and the database stopped it. */
   | { readonly kind: 'timeout' };
 
