@@ -20,6 +20,7 @@ import { withFolds } from '../registry/fold';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
+import { lockEntries } from './entry-lock';
 import { type GroupedListResult, findGrouped } from './group-service';
 import { RecordBudget } from './answer-budget';
 import { serializeWithPopulate, withLinks } from './populate';
@@ -306,6 +307,8 @@ export class RecordService {
     const missing = model.attributes.filter((a) => a.kind === 'scalar' && a.required && a.localized !== false && a.default === undefined && a.writable !== false && !(a.name in data));
     if (missing.length > 0) throw new ValidationError(`invalid ${model.name}`, Object.fromEntries(missing.map((a) => [a.name, ['is required']])));
     return this.transaction(model, async (trx) => {
+      // One write per entry (entry-lock.ts): a localization of the same locale in parallel waits, then sees this one (409).
+      await this.lockEntries(trx, model, [id]);
       const named = await loc.localeRow(trx, model, id);
       if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
       const rows = await loc.entryRows(trx, model, named.entry);
@@ -404,6 +407,7 @@ export class RecordService {
     }
     const w = this.effects.start(actor);
     const out = await this.withFiles(model, prepared, async (trx, obsolete) => {
+      await this.lockEntries(trx, model, [id]);
       await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
       const state = await w.before(trx, 'update', model, id, data, mode);
       const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
@@ -434,6 +438,7 @@ export class RecordService {
     const kind = unpublish ? 'unpublish' : 'publish';
     const w = this.effects.start(caller.actor);
     const done = await this.withFiles(model, [], async (trx, obsolete) => {
+      await this.lockEntries(trx, model, list);
       await this.allExist(trx, model, list, 'active');
       const out: ApiRecord[] = [];
       const view = publishedView(this.deps.registry).get(model.name) as ContentType;
@@ -497,6 +502,7 @@ export class RecordService {
   async remove(model: ContentType, id: number, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord> {
     const w = this.effects.start(caller.actor);
     const out = await this.withFiles(model, [], async (trx, obsolete) => {
+      await this.lockEntries(trx, model, [id]);
       if (!model.i18n || locale === null) return this.removeOne(trx, model, id, caller, obsolete, w);
       const named = await loc.localeRow(trx, model, id);
       if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
@@ -525,6 +531,7 @@ export class RecordService {
   async recover(model: ContentType, id: number, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord> {
     const w = this.effects.start(caller.actor);
     const out = await this.transaction(model, async (trx) => {
+      await this.lockEntries(trx, model, [id]);
       if (!model.i18n || locale === null) return this.recoverOne(trx, model, id, caller, w);
       if (locale !== loc.ALL_LOCALES) return this.recoverOne(trx, model, await loc.rowFor(trx, model, id, locale, 'exclusive'), caller, w);
       const named = await loc.localeRow(trx, model, id);
@@ -561,6 +568,11 @@ export class RecordService {
     const v = this.deps.validators.get(model.name);
     if (!v) throw new Error(`no validators for ${model.name}`);
     return v;
+  }
+
+  /** The entries of rows `ids`, locked until `trx` ends (i18n models with row locks; entry-lock.ts). First thing in the transaction. */
+  private lockEntries(trx: Knex.Transaction, model: ContentType, ids: readonly number[]): Promise<void> {
+    return lockEntries(trx, this.deps.dialect, model, ids);
   }
 
   private translated(err: unknown, model: ContentType): unknown {
@@ -631,6 +643,7 @@ export class RecordService {
   private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', rule: CheckedFilter | null, fn: (trx: Knex.Transaction, id: number, obsolete: string[]) => Promise<ApiRecord>): Promise<ApiRecord[]> {
     const ids = parseIdList(body);
     return this.withFiles(model, [], async (trx, obsolete) => {
+      await this.lockEntries(trx, model, ids);
       await this.allExist(trx, model, ids, scope, rule);
       const out: ApiRecord[] = [];
       for (const id of ids) out.push(await fn(trx, id, obsolete));

@@ -90,6 +90,12 @@ export interface Dialect {
    * subquery reads its own table: lock the candidates, update them, read them back, in one transaction.
    */
   claimRows(db: Knex, claim: ClaimRows): Promise<Record<string, unknown>[]>;
+  /**
+   * Locks rows `ids` of `table` until the transaction `db` ends: another transaction's `lockRows` of one of
+   * them (or an UPDATE of it) waits. Rows are taken in id order, so two calls never deadlock on each other.
+   * Unknown ids are passed over. A no-op where writers are serialized anyway (SQLite: one writer at a time).
+   */
+  lockRows(db: Knex, table: string, ids: readonly number[]): Promise<void>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -161,3 +167,15 @@ export function claimWithReturning(rowLocks: boolean, rawRows: Dialect['rawRows'
 
 /** `sortDirection` of the databases that take `NULLS FIRST|LAST` (SQLite 3.30+, PostgreSQL). */
 export const nullsSpelledOut = (direction: 'asc' | 'desc'): string => (direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST');
+
+/**
+ * `lockRows` as one `SELECT id … ORDER BY id <clause>` (PostgreSQL, MySQL); `clause` is the database's
+ * row-lock clause. The rows come locked in id order, so concurrent lockers queue instead of deadlocking.
+ */
+export function lockRowsWith(clause: string): Dialect['lockRows'] {
+  return async (db, table, ids) => {
+    if (ids.length === 0) return;
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    await db.raw(`SELECT id FROM ?? WHERE id IN (${sorted.map(() => '?').join(', ')}) ORDER BY id ${clause}`, [table, ...sorted]);
+  };
+}

@@ -4,7 +4,7 @@
  * PostgreSQL ("C") do; `…i` operators go through the `__fold` shadow columns like everywhere.
  */
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, likePattern } from './dialect';
+import { type Dialect, type DbFault, likePattern, lockRowsWith } from './dialect';
 import { mysqlDates } from './mysql-dates';
 
 /** A mysql2 error, as far as we read it. `keyTable`/`keyColumns` are added by mysql-connect.ts for ER_DUP_ENTRY. */
@@ -75,6 +75,7 @@ type Row = Record<string, unknown>;
 export const mysqlDialect: Dialect = {
   ...mysqlDates,
   rowLocks: true,
+  lockRows: lockRowsWith('FOR UPDATE'),
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],
   name: 'mysql',

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, withReturning } from './dialect';
+import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, nullsSpelledOut, withReturning } from './dialect';
 import { postgresDates } from './postgres-dates';
 
 interface PgError {
@@ -66,6 +66,9 @@ export const postgresDialect: Dialect = {
   rowLocks: true,
   rawRows,
   claimRows: claimWithReturning(true, rawRows),
+  // NO KEY UPDATE: two lockers (and UPDATEs) still queue, but a foreign-key check of another table's insert
+  // (KEY SHARE) does not wait for the lock holder.
+  lockRows: lockRowsWith('FOR NO KEY UPDATE'),
   name: 'postgres',
 
   like(column, value, { caseInsensitive, mode }) {

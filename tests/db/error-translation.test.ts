@@ -115,6 +115,18 @@ for (const dialect of DIALECTS) {
       expect((failed[0] as WriteConflictError).details).to.deep.equal({ reason: 'deadlock', retryable: true, retryAfterSeconds: 1 });
     });
 
+    it('rows the dialect locks (lockRows) are taken in id order: two lockers of the same rows queue instead of deadlocking', async () => {
+      const ids = [await institute('LR-1'), await institute('LR-2'), await institute('LR-3')];
+      const meet = meetingPoint(300);
+      const locker = (order: number[]): Promise<void> =>
+        db.transaction(async (trx) => {
+          await d.lockRows(trx, 'institute', order);
+          await meet();
+          for (const id of order) await trx('institute').where('id', id).update({ city: `locked ${order.join(',')}` });
+        });
+      expect(await Promise.all([translatedFailure(locker(ids)), translatedFailure(locker([...ids].reverse()))])).to.deep.equal([undefined, undefined]);
+    });
+
     if (dialect !== 'sqlite') {
       // SQLite has one writer at a time: it never makes a transaction wait for a row, nor fails it for a concurrent one.
       it('a lock not had within the session\'s limit → 503 WriteConflictError (reason lockTimeout)', async () => {
