@@ -306,7 +306,9 @@ export class RecordService {
     const data = this.validators(model).check(body, 'patch');
     const missing = model.attributes.filter((a) => a.kind === 'scalar' && a.required && a.localized !== false && a.default === undefined && a.writable !== false && !(a.name in data));
     if (missing.length > 0) throw new ValidationError(`invalid ${model.name}`, Object.fromEntries(missing.map((a) => [a.name, ['is required']])));
-    return this.transaction(model, async (trx) => {
+    // A create like any other (issue 15): before/afterCreate hooks, one record.create event in the transaction.
+    const w = this.effects.start(caller.actor);
+    const out = await this.transaction(model, async (trx) => {
       // One write per entry (entry-lock.ts): a localization of the same locale in parallel waits, then sees this one (409).
       await this.lockEntries(trx, model, [id]);
       const named = await loc.localeRow(trx, model, id);
@@ -318,12 +320,19 @@ export class RecordService {
       }
       const anchor = rows.find((r) => r.id === named.entry);
       if (!anchor || !anchor.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      const state = await w.before(trx, 'create', model, null, data, 'create');
+      // The shared values come after the body (and what a hook put in it): they are the entry's.
       const extra = { ...(await loc.sharedValuesOf(trx, model, named.entry)), [loc.LOCALE_COLUMN]: locale, [loc.ENTRY_COLUMN]: named.entry };
       const { id: newId, record } = await this.insert(trx, model, data, caller, [], extra);
+      await this.mustStayInside(trx, model, newId, caller, 'create');
       await loc.attachLocalizations(trx, model, [newId], [record]);
-      await annotate(trx, model, [record], 'draft');
-      return { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
+      const answer = { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
+      await annotate(trx, model, [answer], 'draft');
+      await w.record(trx, 'create', model, newId, answer, 'create', state, 'active');
+      return answer;
     });
+    await w.committed();
+    return out;
   }
 
   /** `files`: the file parts of a multipart create (issue 6), still in their temporary files. */
