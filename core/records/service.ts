@@ -422,7 +422,7 @@ export class RecordService {
       const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
       await repo.updateRow(trx, model, id, stamp(row));
       // issue 14: shared values reach every locale row of the entry; links hang off the entry id
-      if (model.i18n) await loc.shareValues(trx, model, id, row);
+      if (model.i18n) await loc.shareValues(trx, model, id, row, links.length > 0);
       const linkOwner = await loc.entryIdOf(trx, model, id);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
       await this.mustStayInside(trx, model, id, caller, 'update');
