@@ -34,6 +34,8 @@ for (const dialect of DIALECTS) {
         ['/api/article/{id}', 'patch', false],
         ['/api/article/{id}', 'delete', true],
         ['/api/article/recover/{id}', 'post', true],
+        ['/api/article/bulk', 'delete', true],
+        ['/api/article/recover/bulk', 'post', true],
       ];
       for (const [path, method, all] of routes) {
         const param = localeParam(p[path]?.[method]);
