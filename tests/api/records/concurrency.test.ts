@@ -94,9 +94,19 @@ for (const dialect of DIALECTS) {
           ...Array.from({ length: 6 }, () => app.http.post('/api/fee-type', { feeType: name, instituteId })),
           app.http.post('/api/fee-type/recover/bulk', archived),
         ];
-        const statuses = (await Promise.all(calls)).map((r) => r.status);
+        const replies = await Promise.all(calls);
+        const statuses = replies.map((r) => r.status);
         all.push(...statuses);
-        for (const s of statuses) expect([200, 404, 409], `round ${round}: ${JSON.stringify(tally(statuses))}`).to.include(s);
+        for (const r of replies) {
+          // InnoDB may break a deadlock between the duplicate-key checks of one unique value (S locks on the
+          // index record): the loser was rolled back and is told to send it again, never a 500
+          if (r.status === 503 && app.deps.dialect.name === 'mysql') {
+            expect(r.body.error, r.text).to.deep.include({ name: 'WriteConflictError' });
+            expect(r.headers.get('retry-after')).to.equal('1');
+            continue;
+          }
+          expect([200, 404, 409], `round ${round}: ${JSON.stringify(tally(statuses))} ${r.text}`).to.include(r.status);
+        }
         expect(statuses.filter((s) => s === 200).length, `round ${round}`).to.equal(1);
         const active = await app.http.get(`/api/fee-type?filters[feeType][$eq]=${name}`);
         expect(active.body.meta.totalRecords, `round ${round}`).to.equal(1);
