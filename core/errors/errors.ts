@@ -11,6 +11,18 @@ export class PayloadTooLargeError extends AppError { readonly status = 413; }
 export class AnswerTooLargeError extends AppError { readonly status = 413; }
 export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
 export class ServiceUnavailableError extends AppError { readonly status = 503; }
+/**
+ * 503 with `Retry-After: 1`: the database rolled the write back because it collided with concurrent
+ * writes (a deadlock, a serialization failure, a lock wait past its limit). Nothing was written and the
+ * database is fine: the same request may simply be sent again. Not a ServiceUnavailableError: it is no
+ * outage, so the caller gate (core/http/caller-gate.ts) does not fail the caller's waiting requests over it.
+ */
+export class WriteConflictError extends AppError {
+  readonly status = 503;
+  constructor(readonly reason: 'deadlock' | 'serialization' | 'lockTimeout') {
+    super('the write collided with concurrent writes to the same records and was rolled back; nothing was written: send it again', { reason, retryable: true, retryAfterSeconds: 1 });
+  }
+}
 /** A statement the database stopped at the per-query time limit (QUERY_TIMEOUT): the query, not the database, is the problem. */
 export class QueryTimeoutError extends AppError {
   readonly status = 504;

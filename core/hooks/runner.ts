@@ -6,10 +6,20 @@ import type { AfterContext, AfterHook, BeforeContext, BeforeHook, LifecycleHooks
 
 const cap = (k: WriteKind): Capitalize<WriteKind> => (k.charAt(0).toUpperCase() + k.slice(1)) as Capitalize<WriteKind>;
 
+/**
+ * Which errors of a before hook's own queries are the transaction's, not the hook's: a deadlock, a lost
+ * database, a statement past QUERY_TIMEOUT. They pass through unwrapped, so the write answers them as any
+ * write does (503 WriteConflictError, 503, 504) instead of a 500 "hook failed".
+ */
+export type TransactionFault = (err: unknown) => boolean;
+
 export class HookRunner {
   private readonly sets: LifecycleHooks[] = [];
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly transactionFault: TransactionFault = () => false,
+  ) {}
 
   add(hooks: LifecycleHooks): void {
     this.sets.push(hooks);
@@ -24,7 +34,7 @@ export class HookRunner {
     return this.sets.some((h) => this.applies(h, model) && (h[`before${cap(kind)}`] !== undefined || h[`after${cap(kind)}`] !== undefined));
   }
 
-  /** Inside the transaction: a throw refuses the write (an AppError keeps its status; anything else is a 500). */
+  /** Inside the transaction: a throw refuses the write (an AppError keeps its status, a transaction fault is the write's; anything else is a 500). */
   async before(kind: WriteKind, ctx: BeforeContext): Promise<void> {
     for (const h of this.sets) {
       const fn = h[`before${cap(kind)}`] as BeforeHook | undefined;
@@ -32,7 +42,7 @@ export class HookRunner {
       try {
         await fn(ctx);
       } catch (e) {
-        if (e instanceof AppError) throw e;
+        if (e instanceof AppError || this.transactionFault(e)) throw e;
         this.log.error({ err: e, model: ctx.model, hook: `before${cap(kind)}` }, 'hooks: a before hook failed');
         throw new HookError(500, `before${cap(kind)} hook failed`);
       }

@@ -4,7 +4,10 @@ import { loadProjectHooks } from './loader';
 import { HookRunner } from './runner';
 
 export function lifecycleHooks(plugins: readonly Plugin[], deps: PluginDeps): HookRunner {
-  const runner = new HookRunner(deps.log);
+  const runner = new HookRunner(deps.log, (e) => {
+    const kind = deps.dialect.classifyError(e)?.kind;
+    return kind === 'writeConflict' || kind === 'unavailable' || kind === 'timeout';
+  });
   for (const p of plugins) {
     const h = p.hooks?.(deps);
     if (!h) continue;

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import qs from 'qs';
-import { BadRequestError, MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '../errors/errors';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/errors';
 import type { Authenticator, Authorizer, Plugin, PluginDeps } from '../plugin-api';
 import { appDocument } from '../openapi/app-document';
 import { docsRouter } from '../openapi/docs';
@@ -15,7 +15,7 @@ import { draftRouter } from '../drafts/routes';
 import { RecordService } from '../records/service';
 import { compileValidators } from '../validation/compile';
 import { jsonBody } from './body';
-import { callerGate } from './caller-gate';
+import { callerGate, outageOf } from './caller-gate';
 import { errorMapper } from './error-mapper';
 import { healthRouter } from './health';
 import { tmpDirOf } from '../media/intake';
@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     routed(api.allowedMethods(allowed)),
     ...(realtime ? [routed(realtime.routes()), routed(realtime.allowedMethods(allowed))] : []),
     authenticate(authenticator),
-    forModelPaths(registry, callerGate(config.callerGate, (e) => e instanceof ServiceUnavailableError || dialect.classifyError(e)?.kind === 'unavailable')),
+    forModelPaths(registry, callerGate(config.callerGate, outageOf(dialect))),
     forModelPaths(registry, routed(drafts.routes())),
     forModelPaths(registry, routed(records.routes())),
     forModelPaths(registry, routed(records.allowedMethods(allowed))),

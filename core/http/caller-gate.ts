@@ -13,6 +13,7 @@
  * full within OUTAGE_MS of it.
  */
 import type { Middleware } from 'koa';
+import type { Dialect } from '../../database/dialects/dialect';
 import { RateLimitedError, ServiceUnavailableError } from '../errors/errors';
 import type { RequestState } from './state';
 
@@ -125,6 +126,15 @@ export class CallerGate {
   get size(): number {
     return this.lanes.size;
   }
+}
+
+/**
+ * What the gate takes for an outage: a 503 ServiceUnavailableError, or a driver error the dialect calls
+ * `unavailable`. A write conflict (a deadlock, a serialization failure: 503 WriteConflictError) is none:
+ * the database answers, and the caller's other requests have every chance.
+ */
+export function outageOf(dialect: Pick<Dialect, 'classifyError'>): (e: unknown) => boolean {
+  return (e) => e instanceof ServiceUnavailableError || dialect.classifyError(e)?.kind === 'unavailable';
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
+  WriteConflictError,
 } from '../errors/errors';
 import { toErrorBody } from '../errors/to-error-body';
 import { invalidValue } from '../records/db-errors';
@@ -50,15 +51,17 @@ function fromHttpError(err: unknown): AppError | null {
 /**
  * A driver error that escaped the record service's translation (a plugin's own query, say): when the
  * dialect calls it a lost database, the answer is 503, not 500; a statement stopped at QUERY_TIMEOUT
- * answers 504. Other driver faults stay internal.
+ * answers 504; a deadlock or serialization failure 503 WriteConflictError (send it again). Other driver
+ * faults stay internal.
  */
 function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (err instanceof AppError) return null;
-  const kind = dialect.classifyError(err)?.kind;
-  if (kind === 'unavailable') return new ServiceUnavailableError('the database is unavailable; try again shortly');
+  const fault = dialect.classifyError(err);
+  if (fault?.kind === 'unavailable') return new ServiceUnavailableError('the database is unavailable; try again shortly');
   // A value the database refused (data error): the client's input, so a 422 in our words, never a 500.
-  if (kind === 'invalidValue') return invalidValue('the database cannot store a value of this request', err);
-  if (kind === 'timeout') return new QueryTimeoutError();
+  if (fault?.kind === 'invalidValue') return invalidValue('the database cannot store a value of this request', err);
+  if (fault?.kind === 'timeout') return new QueryTimeoutError();
+  if (fault?.kind === 'writeConflict') return new WriteConflictError(fault.reason);
   return null;
 }
 
@@ -74,7 +77,7 @@ export function errorMapper(dialect: Dialect): Middleware<RequestState> {
       // The driver's own words stay in the log (db-errors.ts keeps them out of the answer).
       else if (mapped instanceof AppError && mapped.cause !== undefined) ctx.state.log?.warn({ err: mapped.cause }, 'the database refused a value');
       if (mapped instanceof RateLimitedError) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
-      if (mapped instanceof ServiceUnavailableError) ctx.set('Retry-After', '1');
+      if (mapped instanceof ServiceUnavailableError || mapped instanceof WriteConflictError) ctx.set('Retry-After', '1');
       if (mapped instanceof RangeNotSatisfiableError) ctx.set('Content-Range', `bytes */${mapped.size}`);
       ctx.status = status;
       ctx.body = body;

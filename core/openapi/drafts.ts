@@ -51,7 +51,7 @@ export function draftRecordProperties(model: ContentType): Record<string, Schema
   };
 }
 
-const ERRORS: readonly ErrorResponseName[] = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests'];
+const ERRORS: readonly ErrorResponseName[] = ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'ServiceUnavailable'];
 
 /** The four publish / unpublish operations of a draft-enabled model. */
 export function draftPaths(model: ContentType, tag: string): Record<string, Record<string, unknown>> {

@@ -257,8 +257,9 @@ export function modelPaths(model: ContentType, registry: Registry, tag: string):
     if (!doc) throw new Error(`core/openapi/operations.ts: no documentation for the record route ${route.method.toUpperCase()} ${route.path || '/'}`);
     const built = withLocale(model, `${route.method} ${route.path}`, doc.build(model, registry));
     const responses: Record<string, unknown> = { '200': built.ok, ...(doc.conditional && { '304': NOT_MODIFIED }) };
-    // Every record route passes the per-caller gate (core/http/caller-gate.ts): 429 when its line is full.
-    for (const e of [...doc.errors, 'TooManyRequests' as const]) responses[String(errorStatus(e))] = ref('responses', e);
+    // Every record route passes the per-caller gate (core/http/caller-gate.ts): 429 when its line is full, 503
+    // when its turn does not come in time (or the database is out; a write: it collided with others, send it again).
+    for (const e of [...doc.errors, 'TooManyRequests' as const, 'ServiceUnavailable' as const]) responses[String(errorStatus(e))] = ref('responses', e);
     responses.default = ref('responses', DEFAULT_ERROR);
     const operation: Operation = {
       operationId: doc.id(p),

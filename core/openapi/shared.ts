@@ -20,6 +20,14 @@ const ERROR_RESPONSES = {
   ValidationFailed: { status: 422, name: 'ValidationError', description: 'The body failed validation: `details.fields.<name>` lists the messages per field; bulk calls add `details.errors: [{index, fields}]`.', message: 'invalid fee-type', details: { fields: { feeType: ['is required'], latePaymentFees: ['must be >= 0'] } } },
   QueryTimeout: { status: 504, name: 'QueryTimeoutError', description: 'A database statement ran longer than QUERY_TIMEOUT and the database stopped it: the query is too costly (narrow it); the database is fine.', message: 'the query ran longer than the per-query time limit (setting QUERY_TIMEOUT) and was stopped; narrow it (fewer relation conditions, a smaller limit) and try again', details: { limit: 'queryTimeout', setting: 'QUERY_TIMEOUT' } },
   TooManyRequests: { status: 429, name: 'RateLimitedError', description: 'Rate limited; or, on record endpoints, more of this caller\'s requests are running and waiting than CALLER_CONCURRENCY + CALLER_QUEUE allow (`details.limit: callerConcurrency`). Retry after the `Retry-After` seconds.', message: 'too many attempts; retry later', details: { retryAfterSeconds: 30 } },
+  ServiceUnavailable: {
+    status: 503,
+    name: 'WriteConflictError',
+    description:
+      'Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceUnavailableError`: the database is unavailable, or this caller\'s turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`).',
+    message: 'the write collided with concurrent writes to the same records and was rolled back; nothing was written: send it again',
+    details: { reason: 'deadlock', retryable: true, retryAfterSeconds: 1 },
+  },
 } as const;
 export type ErrorResponseName = keyof typeof ERROR_RESPONSES;
 export const errorStatus = (name: ErrorResponseName): number => ERROR_RESPONSES[name].status;
@@ -69,7 +77,8 @@ function sharedSchemas(): Record<string, Schema> {
         },
         parameter: { type: 'string', description: 'The offending query parameter path, e.g. `filters[feeType][$foo]`.' },
         missingIds: { type: 'array', items: { type: 'integer' }, description: 'Bulk delete / recover: ids that name no (archived) record.' },
-        retryAfterSeconds: { type: 'number', description: '429: seconds until a retry may succeed.' },
+        retryAfterSeconds: { type: 'number', description: '429, 503 WriteConflictError: seconds until a retry may succeed.' },
+        reason: { type: 'string', description: '503 WriteConflictError: `deadlock`, `serialization` or `lockTimeout`.' },
       },
       additionalProperties: true,
     },
@@ -153,7 +162,7 @@ function sharedSchemas(): Record<string, Schema> {
 function errorResponse(r: (typeof ERROR_RESPONSES)[ErrorResponseName]): Record<string, unknown> {
   return {
     description: r.description,
-    ...(r.status === 429 && { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } }),
+    ...((r.status === 429 || r.status === 503) && { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } }),
     content: {
       'application/json': {
         // spec 7 body with the status pinned; 422 always carries details.fields

@@ -203,6 +203,19 @@ export class RecordController {
   }
 
   /**
+   * Delete and recover (single and bulk) take no query parameter but `locale` (a code or `all`; i18n models):
+   * any other answers 400 as Find refuses one, rather than being passed over (a misspelt `locale` would
+   * otherwise act on the rows the ids name).
+   */
+  private removalLocale(ctx: RecordContext, model: ContentType): LocaleChoice {
+    const query = queryObject(this.queryOf(ctx));
+    for (const key of Object.keys(query)) {
+      if (key !== LOCALE_PARAM) throw new BadRequestError(`${key}: unknown query parameter (${model.i18n ? `known: ${LOCALE_PARAM}` : 'this call takes none'})`, { parameter: key });
+    }
+    return readLocale(query, model, this.service.locales, true);
+  }
+
+  /**
    * Issue 14: `status=draft` reads the working copies of every draft-enabled model the query reaches,
    * and needs `<model>.findDrafts` on each; any other read runs on the published view.
    */
@@ -363,7 +376,7 @@ export class RecordController {
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const locale = this.locale(ctx, model, true);
+    const locale = this.removalLocale(ctx, model);
     const record = await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model, 'delete', access), locale);
     await this.send(ctx, envelope(this.shown(access, model, record)), true);
   }
@@ -383,23 +396,28 @@ export class RecordController {
     await this.send(ctx, envelope(this.shown(access, model, record)), true);
   }
 
-  /** Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record. */
+  /**
+   * Spec 4.3: bulk delete answers a JSON array with one envelope per deleted record: per id of the body, the
+   * record it names (`locale=` as on a single delete, issue 14: for each id).
+   */
   async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model, 'delete', access));
+    const locale = this.removalLocale(ctx, model);
+    const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model, 'delete', access), locale);
     await this.send(ctx, records.map((r) => envelope(this.shown(access, model, r))), true);
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const locale = this.locale(ctx, model, true);
+    const locale = this.removalLocale(ctx, model);
     const record = await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model, 'recover', access), locale);
     await this.send(ctx, recoverEnvelope(model.name, this.shown(access, model, record)), true);
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const records = await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model, 'recover', access));
+    const locale = this.removalLocale(ctx, model);
+    const records = await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model, 'recover', access), locale);
     await this.send(ctx, bulkRecoverEnvelope(model.name, records.map((r) => this.shown(access, model, r))), true);
   }
 }

@@ -130,11 +130,21 @@ export async function markEntry(db: Db, model: ContentType, id: number): Promise
   await db(model.table).where('id', id).update({ [ENTRY_COLUMN]: id });
 }
 
-/** Writes the shared columns found in `row` to every other row of the entry (same transaction as the write). */
-export async function shareValues(db: Db, model: ContentType, rowId: number, row: Row): Promise<void> {
+/** What a write stamps on the rows it changes; the entry's other rows take it too when a shared value reaches them. */
+const STAMP_COLUMNS = ['updated_at', 'updated_by_id'];
+
+/**
+ * Writes the shared columns found in `row` to every other row of the entry (same transaction as the write).
+ * `linksWritten`: the write replaced the entry's many-to-many links (they hang off the entry id, so every
+ * row shows them). Either way the other rows changed: they take the write's stamp (`updated_at`,
+ * `updated_by_id` from `row`), so on a draft-enabled model each of their drafts now differs from its
+ * published copy's stamp and says `_hasUnpublishedChanges` (drafts/annotate.ts compares the stamps).
+ */
+export async function shareValues(db: Db, model: ContentType, rowId: number, row: Row, linksWritten = false): Promise<void> {
   const shared: Row = {};
   for (const c of sharedColumns(model)) if (c in row) shared[c] = row[c];
-  if (Object.keys(shared).length === 0) return;
+  if (Object.keys(shared).length === 0 && !linksWritten) return;
+  for (const c of STAMP_COLUMNS) if (c in row) shared[c] = row[c];
   const entry = (await localeRow(db, model, rowId))?.entry ?? rowId;
   await db(model.table).where(ENTRY_COLUMN, entry).andWhereNot('id', rowId).update(shared);
 }

@@ -20,6 +20,8 @@ import { withFolds } from '../registry/fold';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
+import { lockEntries } from './entry-lock';
+import { type LocaleTargets, deleteTargets, recoverTargets } from './locale-targets';
 import { type GroupedListResult, findGrouped } from './group-service';
 import { RecordBudget } from './answer-budget';
 import { serializeWithPopulate, withLinks } from './populate';
@@ -137,6 +139,18 @@ export function parseIdList(body: unknown): number[] {
   });
   if (new Set(ids).size !== ids.length) throw new BadRequestError('the id list names a record twice');
   return ids;
+}
+
+/**
+ * Acts on each row of `targets` once, in order (two ids of one entry may name the same rows); answers, per
+ * target, the record of its answer row: as acted on, or read (`read`) when the call did not act on it.
+ */
+async function actOnce(targets: readonly LocaleTargets[], act: (row: number) => Promise<ApiRecord>, read: (row: number) => Promise<ApiRecord>): Promise<ApiRecord[]> {
+  const done = new Map<number, ApiRecord>();
+  for (const t of targets) for (const row of t.rows) if (!done.has(row)) done.set(row, await act(row));
+  const out: ApiRecord[] = [];
+  for (const t of targets) out.push(done.get(t.answer) ?? (await read(t.answer)));
+  return out;
 }
 
 export class RecordService {
@@ -308,7 +322,11 @@ export class RecordService {
     const data = this.validators(model).check(body, 'patch');
     const missing = model.attributes.filter((a) => a.kind === 'scalar' && a.required && a.localized !== false && a.default === undefined && a.writable !== false && !(a.name in data));
     if (missing.length > 0) throw new ValidationError(`invalid ${model.name}`, Object.fromEntries(missing.map((a) => [a.name, ['is required']])));
-    return this.transaction(model, async (trx) => {
+    // A create like any other (issue 15): before/afterCreate hooks, one record.create event in the transaction.
+    const w = this.effects.start(caller.actor);
+    const out = await this.transaction(model, async (trx) => {
+      // One write per entry (entry-lock.ts): a localization of the same locale in parallel waits, then sees this one (409).
+      await this.lockEntries(trx, model, [id]);
       const named = await loc.localeRow(trx, model, id);
       if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
       // issue 16: the call needs `create` (README, Locales): it reaches only rows inside the create rule (404)
@@ -320,13 +338,19 @@ export class RecordService {
       }
       const anchor = rows.find((r) => r.id === named.entry);
       if (!anchor || !anchor.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
+      const state = await w.before(trx, 'create', model, null, data, 'create');
+      // The shared values come after the body (and what a hook put in it): they are the entry's.
       const extra = { ...(await loc.sharedValuesOf(trx, model, named.entry)), [loc.LOCALE_COLUMN]: locale, [loc.ENTRY_COLUMN]: named.entry };
       const { id: newId, record } = await this.insert(trx, model, data, caller, [], extra);
       await this.mustStayInside(trx, model, newId, caller, 'create');
       await loc.attachLocalizations(trx, model, [newId], [record]);
-      await annotate(trx, model, [record], 'draft');
-      return { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
+      const answer = { ...record, createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
+      await annotate(trx, model, [answer], 'draft');
+      await w.record(trx, 'create', model, newId, answer, 'create', state, 'active');
+      return answer;
     });
+    await w.committed();
+    return out;
   }
 
   /** `files`: the file parts of a multipart create (issue 6), still in their temporary files. */
@@ -410,12 +434,13 @@ export class RecordService {
     }
     const w = this.effects.start(actor);
     const out = await this.withFiles(model, prepared, async (trx, obsolete) => {
+      await this.lockEntries(trx, model, [id]);
       await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
       const state = await w.before(trx, 'update', model, id, data, mode);
       const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
       await repo.updateRow(trx, model, id, stamp(row));
       // issue 14: shared values reach every locale row of the entry; links hang off the entry id
-      if (model.i18n) await loc.shareValues(trx, model, id, row);
+      if (model.i18n) await loc.shareValues(trx, model, id, row, links.length > 0);
       const linkOwner = await loc.entryIdOf(trx, model, id);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
       await this.mustStayInside(trx, model, id, caller, 'update');
@@ -440,6 +465,7 @@ export class RecordService {
     const kind = unpublish ? 'unpublish' : 'publish';
     const w = this.effects.start(caller.actor);
     const done = await this.withFiles(model, [], async (trx, obsolete) => {
+      await this.lockEntries(trx, model, list);
       await this.allExist(trx, model, list, 'active');
       // issue 16: every row the call touches is inside the caller's publish rule, or nothing changes (404)
       const plan = await publishPlan(trx, this.deps.dialect, model, list, locale, unpublish, this.writeRule(model, caller));
@@ -501,60 +527,55 @@ export class RecordService {
 
   /**
    * `locale` (i18n models, issue 14): absent → the row `id` names; a code → that locale of the entry; `all` → every
-   * locale of the entry. The answer is the row `id` names (or, for a code, that locale's row).
+   * locale of the entry (locale-targets.ts). The answer is the row `id` names (or, for a code, that locale's row).
    */
   async remove(model: ContentType, id: number, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord> {
-    const w = this.effects.start(caller.actor);
-    const out = await this.withFiles(model, [], async (trx, obsolete) => {
-      if (!model.i18n || locale === null) return this.removeOne(trx, model, id, caller, obsolete, w);
-      const named = await loc.localeRow(trx, model, id);
-      if (!named || !named.active) throw new NotFoundError(`no ${model.name} with id ${id}`);
-      if (locale !== loc.ALL_LOCALES) return this.removeOne(trx, model, await loc.rowFor(trx, model, id, locale, 'active'), caller, obsolete, w);
-      // the other locales first, the default-locale row last (it is refused while others remain)
-      const rows = (await loc.entryRows(trx, model, named.entry)).filter((r) => r.active).reverse();
-      let answer: ApiRecord | null = null;
-      for (const r of rows) {
-        const record = await this.removeOne(trx, model, r.id, caller, obsolete, w);
-        if (r.id === id) answer = record;
-      }
-      return answer ?? (await this.writeBack.read(trx, model, id, 'inclusive', caller.unreadable));
-    });
-    await w.committed();
-    return out;
+    return (await this.removeRows(model, [id], caller, locale, false))[0];
   }
 
-  async removeMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
-    const w = this.effects.start(caller.actor);
-    const out = await this.eachId(model, body, 'active', this.writeRule(model, caller), (trx, id, obsolete) => this.removeOne(trx, model, id, caller, obsolete, w));
-    await w.committed();
-    return out;
+  /** Bulk delete: `locale` as for remove, for each id; one transaction, one answer per id in body order. */
+  async removeMany(model: ContentType, body: unknown, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord[]> {
+    return this.removeRows(model, parseIdList(body), caller, locale, true);
   }
 
   /** `locale` as for remove (issue 14): absent → the row `id` names; a code → that archived locale; `all` → every archived locale. */
   async recover(model: ContentType, id: number, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord> {
+    return (await this.recoverRows(model, [id], caller, locale, false))[0];
+  }
+
+  /** Bulk recover: `locale` as for recover, for each id; one transaction, one answer per id in body order. */
+  async recoverMany(model: ContentType, body: unknown, caller: Caller, locale: loc.LocaleChoice = null): Promise<ApiRecord[]> {
+    return this.recoverRows(model, parseIdList(body), caller, locale, true);
+  }
+
+  /**
+   * Deletes what each of `ids` names with `locale=`, in one transaction with their entries locked first. A
+   * bulk call checks every id first (404 listing the missing ones; with a locale the id may name any active
+   * row of its entry, and the caller's rule is checked on the rows deleted).
+   */
+  private async removeRows(model: ContentType, ids: readonly number[], caller: Caller, locale: loc.LocaleChoice, bulk: boolean): Promise<ApiRecord[]> {
     const w = this.effects.start(caller.actor);
-    const out = await this.transaction(model, async (trx) => {
-      if (!model.i18n || locale === null) return this.recoverOne(trx, model, id, caller, w);
-      if (locale !== loc.ALL_LOCALES) return this.recoverOne(trx, model, await loc.rowFor(trx, model, id, locale, 'exclusive'), caller, w);
-      const named = await loc.localeRow(trx, model, id);
-      if (!named) throw new NotFoundError(`no archived ${model.name} with id ${id}`);
-      // the default-locale row first (the others are refused while it is archived)
-      const rows = (await loc.entryRows(trx, model, named.entry)).filter((r) => !r.active);
-      if (rows.length === 0) throw new NotFoundError(`no archived ${model.name} with id ${id}`);
-      let answer: ApiRecord | null = null;
-      for (const r of rows) {
-        const record = await this.recoverOne(trx, model, r.id, caller, w);
-        if (r.id === id) answer = record;
-      }
-      return answer ?? (await this.writeBack.read(trx, model, id, 'active', caller.unreadable));
+    const out = await this.withFiles(model, [], async (trx, obsolete) => {
+      await this.lockEntries(trx, model, ids);
+      if (bulk) await this.allExist(trx, model, ids, 'active', locale === null ? this.writeRule(model, caller) : null);
+      const targets: LocaleTargets[] = [];
+      for (const id of ids) targets.push(await deleteTargets(trx, model, id, locale));
+      return actOnce(targets, (row) => this.removeOne(trx, model, row, caller, obsolete, w), (row) => this.writeBack.read(trx, model, row, 'inclusive', caller.unreadable));
     });
     await w.committed();
     return out;
   }
 
-  async recoverMany(model: ContentType, body: unknown, caller: Caller): Promise<ApiRecord[]> {
+  /** Recovers what each of `ids` names with `locale=`, as removeRows deletes (with a locale the id may name any row of its entry). */
+  private async recoverRows(model: ContentType, ids: readonly number[], caller: Caller, locale: loc.LocaleChoice, bulk: boolean): Promise<ApiRecord[]> {
     const w = this.effects.start(caller.actor);
-    const out = await this.eachId(model, body, 'exclusive', this.writeRule(model, caller), (trx, id) => this.recoverOne(trx, model, id, caller, w));
+    const out = await this.transaction(model, async (trx) => {
+      await this.lockEntries(trx, model, ids);
+      if (bulk) await this.allExist(trx, model, ids, locale === null ? 'exclusive' : 'inclusive', locale === null ? this.writeRule(model, caller) : null);
+      const targets: LocaleTargets[] = [];
+      for (const id of ids) targets.push(await recoverTargets(trx, model, id, locale));
+      return actOnce(targets, (row) => this.recoverOne(trx, model, row, caller, w), (row) => this.writeBack.read(trx, model, row, 'active', caller.unreadable));
+    });
     await w.committed();
     return out;
   }
@@ -570,6 +591,11 @@ export class RecordService {
     const v = this.deps.validators.get(model.name);
     if (!v) throw new Error(`no validators for ${model.name}`);
     return v;
+  }
+
+  /** The entries of rows `ids`, locked until `trx` ends (i18n models with row locks; entry-lock.ts). First thing in the transaction. */
+  private lockEntries(trx: Knex.Transaction, model: ContentType, ids: readonly number[]): Promise<void> {
+    return lockEntries(trx, this.deps.dialect, model, ids);
   }
 
   private translated(err: unknown, model: ContentType): unknown {
@@ -636,18 +662,7 @@ export class RecordService {
     return row;
   }
 
-  /** A bulk call over ids: every id must exist in `scope` first, then all in one transaction. */
-  private async eachId(model: ContentType, body: unknown, scope: 'active' | 'exclusive', rule: CheckedFilter | null, fn: (trx: Knex.Transaction, id: number, obsolete: string[]) => Promise<ApiRecord>): Promise<ApiRecord[]> {
-    const ids = parseIdList(body);
-    return this.withFiles(model, [], async (trx, obsolete) => {
-      await this.allExist(trx, model, ids, scope, rule);
-      const out: ApiRecord[] = [];
-      for (const id of ids) out.push(await fn(trx, id, obsolete));
-      return out;
-    });
-  }
-
-  private async allExist(trx: Knex.Transaction, model: ContentType, ids: readonly number[], scope: 'active' | 'exclusive', rule: CheckedFilter | null = null): Promise<void> {
+  private async allExist(trx: Knex.Transaction, model: ContentType, ids: readonly number[], scope: SoftDeleteScope, rule: CheckedFilter | null = null): Promise<void> {
     const found = rule ? await repo.idsWhere(trx, this.deps.dialect, model, ids, scope, rule, true) : await repo.activeIds(trx, model, ids, scope);
     const missing = ids.filter((i) => !found.has(i));
     if (missing.length > 0) {

@@ -10,6 +10,11 @@ export type DbFault =
   /** A data error (a value out of the column's range, text the database cannot hold): `detail` is the driver's text, for logs only. */
   | { readonly kind: 'invalidValue'; readonly detail: string }
   | { readonly kind: 'unavailable'; readonly message: string }
+  /**
+   * The database rolled the transaction back because of other transactions: a deadlock, a serialization
+   * failure, a lock wait past its limit. Nothing was written; a retry will do (→ 503 WriteConflictError).
+   */
+  | { readonly kind: 'writeConflict'; readonly reason: 'deadlock' | 'serialization' | 'lockTimeout' }
   /** The statement ran past the per-query time limit (QUERY_TIMEOUT) and the database stopped it. */
   | { readonly kind: 'timeout' };
 
@@ -85,6 +90,12 @@ export interface Dialect {
    * subquery reads its own table: lock the candidates, update them, read them back, in one transaction.
    */
   claimRows(db: Knex, claim: ClaimRows): Promise<Record<string, unknown>[]>;
+  /**
+   * Locks rows `ids` of `table` until the transaction `db` ends: another transaction's `lockRows` of one of
+   * them (or an UPDATE of it) waits. Rows are taken in id order, so two calls never deadlock on each other.
+   * Unknown ids are passed over. A no-op where writers are serialized anyway (SQLite: one writer at a time).
+   */
+  lockRows(db: Knex, table: string, ids: readonly number[]): Promise<void>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -156,3 +167,15 @@ export function claimWithReturning(rowLocks: boolean, rawRows: Dialect['rawRows'
 
 /** `sortDirection` of the databases that take `NULLS FIRST|LAST` (SQLite 3.30+, PostgreSQL). */
 export const nullsSpelledOut = (direction: 'asc' | 'desc'): string => (direction === 'asc' ? 'ASC NULLS FIRST' : 'DESC NULLS LAST');
+
+/**
+ * `lockRows` as one `SELECT id … ORDER BY id <clause>` (PostgreSQL, MySQL); `clause` is the database's
+ * row-lock clause. The rows come locked in id order, so concurrent lockers queue instead of deadlocking.
+ */
+export function lockRowsWith(clause: string): Dialect['lockRows'] {
+  return async (db, table, ids) => {
+    if (ids.length === 0) return;
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    await db.raw(`SELECT id FROM ?? WHERE id IN (${sorted.map(() => '?').join(', ')}) ORDER BY id ${clause}`, [table, ...sorted]);
+  };
+}

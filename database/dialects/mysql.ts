@@ -4,7 +4,7 @@
  * PostgreSQL ("C") do; `…i` operators go through the `__fold` shadow columns like everywhere.
  */
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, likePattern } from './dialect';
+import { type Dialect, type DbFault, likePattern, lockRowsWith } from './dialect';
 import { mysqlDates } from './mysql-dates';
 
 /** A mysql2 error, as far as we read it. `keyTable`/`keyColumns` are added by mysql-connect.ts for ER_DUP_ENTRY. */
@@ -34,13 +34,13 @@ function foreignKeyParts(message: string): { table: string | null; columns: stri
 /**
  * "The database is not there right now" (→ 503): socket errors, a lost or closed connection, too many
  * connections (1040), shutdown (1053), a connection or query killed by an administrator (1927, 1317),
- * lock waits and deadlocks (1205, 1213: a retry will do; nothing was written), read-only (1290, 1836).
+ * read-only (1290, 1836). Deadlocks and lock waits are no outage: WRITE_CONFLICTS.
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
   'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'PROTOCOL_ENQUEUE_AFTER_QUIT', 'ER_CON_COUNT_ERROR', 'ER_SERVER_SHUTDOWN',
 ]);
-const UNAVAILABLE_ERRNOS = new Set([1040, 1053, 1205, 1213, 1290, 1317, 1836, 1927, 2002, 2003, 2006, 2013]);
+const UNAVAILABLE_ERRNOS = new Set([1040, 1053, 1290, 1317, 1836, 1927, 2002, 2003, 2006, 2013]);
 const UNAVAILABLE_MESSAGE = /Knex: Timeout acquiring a connection|Can't add new command when connection is in closed state|Connection lost|connect ETIMEDOUT|Pool is closed|The server closed the connection/;
 
 function isUnavailable(err: unknown, depth = 0): boolean {
@@ -53,6 +53,18 @@ function isUnavailable(err: unknown, depth = 0): boolean {
   return Array.isArray(e.errors) && e.errors.some((x) => isUnavailable(x, depth + 1));
 }
 
+/**
+ * The transaction collided with others and was rolled back (InnoDB rolls back the whole transaction on a
+ * deadlock, 1213; on a lock wait timeout, 1205, the session's innodb_rollback_on_timeout decides, and the
+ * service rolls back the rest on the error it throws): nothing written, a retry will do. 1020: a record
+ * changed since this transaction read it (MariaDB's snapshot isolation).
+ */
+const WRITE_CONFLICTS: ReadonlyMap<number, 'deadlock' | 'serialization' | 'lockTimeout'> = new Map([
+  [1213, 'deadlock'],
+  [1205, 'lockTimeout'],
+  [1020, 'serialization'],
+] as const);
+
 /** Statement time limits: MariaDB's max_statement_time (1969), MySQL's max_execution_time (3024). */
 const TIMEOUT_ERRNOS = new Set([1969, 3024]);
 /** Data errors besides SQLSTATE class 22: CHECK failed (4025: JSON_VALID of a json column), invalid JSON (3140). */
@@ -63,6 +75,7 @@ type Row = Record<string, unknown>;
 export const mysqlDialect: Dialect = {
   ...mysqlDates,
   rowLocks: true,
+  lockRows: lockRowsWith('FOR UPDATE'),
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],
   name: 'mysql',
@@ -144,6 +157,8 @@ export const mysqlDialect: Dialect = {
         return { kind: 'notNull', table: null, columns: col ? [col] : [] };
       }
     }
+    const conflict = typeof e.errno === 'number' ? WRITE_CONFLICTS.get(e.errno) : undefined;
+    if (conflict) return { kind: 'writeConflict', reason: conflict };
     if (typeof e.errno === 'number' && TIMEOUT_ERRNOS.has(e.errno)) return { kind: 'timeout' };
     if ((typeof e.sqlState === 'string' && e.sqlState.startsWith('22')) || (typeof e.errno === 'number' && INVALID_ERRNOS.has(e.errno))) {
       return { kind: 'invalidValue', detail: `${e.code ?? e.errno}: ${message}` };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, withReturning } from './dialect';
+import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, nullsSpelledOut, withReturning } from './dialect';
 import { postgresDates } from './postgres-dates';
 
 interface PgError {
@@ -48,6 +48,12 @@ function isUnavailable(err: unknown, depth = 0): boolean {
 
 const rawRows: Dialect['rawRows'] = (result) => (result as { rows: Record<string, unknown>[] }).rows;
 
+/**
+ * Class 40 (transaction rollback) and a lock not had in time: the transaction collided with others and
+ * was rolled back (nothing written); the same write may be sent again. 55P03: lock_timeout / NOWAIT.
+ */
+const WRITE_CONFLICTS: Readonly<Record<string, 'deadlock' | 'serialization' | 'lockTimeout'>> = { '40P01': 'deadlock', '40001': 'serialization', '55P03': 'lockTimeout' };
+
 export const postgresDialect: Dialect = {
   ...postgresDates,
   ...withReturning,
@@ -60,6 +66,9 @@ export const postgresDialect: Dialect = {
   rowLocks: true,
   rawRows,
   claimRows: claimWithReturning(true, rawRows),
+  // NO KEY UPDATE: two lockers (and UPDATEs) still queue, but a foreign-key check of another table's insert
+  // (KEY SHARE) does not wait for the lock holder.
+  lockRows: lockRowsWith('FOR NO KEY UPDATE'),
   name: 'postgres',
 
   like(column, value, { caseInsensitive, mode }) {
@@ -83,6 +92,7 @@ export const postgresDialect: Dialect = {
       case '23502':
         return { kind: 'notNull', table: e.table ?? null, columns: e.column ? [e.column] : [] };
     }
+    if (typeof e.code === 'string' && e.code in WRITE_CONFLICTS) return { kind: 'writeConflict', reason: WRITE_CONFLICTS[e.code] };
     if (e.code === '57014' && /statement timeout/.test(message)) return { kind: 'timeout' };
     // Class 22, data exception: numeric overflow, date out of range, NUL in text, untranslatable
     // character, unknown time zone … The values are checked before SQL; this is the safety net.

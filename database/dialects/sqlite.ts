@@ -26,6 +26,8 @@ export const sqliteDialect: Dialect = {
   },
   sortDirection: nullsSpelledOut,
   rowLocks: false,
+  // One connection writes at a time (a transaction holds the database's write lock): nothing to take.
+  lockRows: async () => undefined,
   rawRows,
   claimRows: claimWithReturning(false, rawRows),
   name: 'sqlite',

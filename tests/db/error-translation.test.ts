@@ -1,9 +1,12 @@
-/** Real unique / foreign-key / not-null violations on both databases become the same AppError (DESIGN habit 2). */
+/**
+ * Real unique / foreign-key / not-null violations on every database become the same AppError (DESIGN habit
+ * 2); a real deadlock, serialization failure or lock wait past its limit becomes 503 WriteConflictError.
+ */
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { loadConfig } from '../../config';
 import { translateDbError } from '../../core/records/db-errors';
-import { ConflictError, ValidationError } from '../../core/errors/errors';
+import { ConflictError, ValidationError, WriteConflictError } from '../../core/errors/errors';
 import { connect } from '../../database/connect';
 import type { Dialect } from '../../database/dialects/dialect';
 import { prepareSchema } from '../../database/migrate';
@@ -11,6 +14,7 @@ import { loadRegistry } from '../../core/registry';
 import type { Registry } from '../../core/registry/types';
 import { DIALECTS } from '../helpers/dialects';
 import { ROOT } from '../helpers/test-app';
+import { meetingPoint } from '../helpers/meet';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db';
 import { join } from 'node:path';
 
@@ -77,6 +81,102 @@ for (const dialect of DIALECTS) {
         expect(JSON.stringify((overflow as ValidationError).details)).to.not.contain('overflow');
       }
     });
+
+    /** A new institute's id. */
+    const institute = async (code: string): Promise<number> => Number((await d.insertReturning(db, 'institute', { name: code, code, created_at: now, updated_at: now }, ['id'])).id);
+    /** The rejection of `p`, translated; undefined when it went through. */
+    const translatedFailure = async (p: Promise<unknown>): Promise<unknown> => {
+      try {
+        await p;
+        return undefined;
+      } catch (e) {
+        return caught(() => Promise.reject(e), 'institute');
+      }
+    };
+
+    it('a deadlock → 503 WriteConflictError (reason deadlock), the other transaction goes through; SQLite runs the two one after the other', async () => {
+      const [x, y] = [await institute('DL-X'), await institute('DL-Y')];
+      const meet = meetingPoint(1000);
+      const crossing = (first: number, second: number): Promise<void> =>
+        db.transaction(async (trx) => {
+          await trx('institute').where('id', first).update({ city: 'first' });
+          await meet();
+          await trx('institute').where('id', second).update({ city: 'second' });
+        });
+      const failures = await Promise.all([translatedFailure(crossing(x, y)), translatedFailure(crossing(y, x))]);
+      if (!d.rowLocks) {
+        expect(failures).to.deep.equal([undefined, undefined]);
+        return;
+      }
+      const failed = failures.filter((f) => f !== undefined);
+      expect(failed).to.have.length(1);
+      expect(failed[0]).to.be.instanceOf(WriteConflictError);
+      expect(failed[0]).to.deep.include({ status: 503, reason: 'deadlock' });
+      expect((failed[0] as WriteConflictError).details).to.deep.equal({ reason: 'deadlock', retryable: true, retryAfterSeconds: 1 });
+    });
+
+    it('rows the dialect locks (lockRows) are taken in id order: two lockers of the same rows queue instead of deadlocking', async () => {
+      const ids = [await institute('LR-1'), await institute('LR-2'), await institute('LR-3')];
+      const meet = meetingPoint(300);
+      const locker = (order: number[]): Promise<void> =>
+        db.transaction(async (trx) => {
+          await d.lockRows(trx, 'institute', order);
+          await meet();
+          for (const id of order) await trx('institute').where('id', id).update({ city: `locked ${order.join(',')}` });
+        });
+      expect(await Promise.all([translatedFailure(locker(ids)), translatedFailure(locker([...ids].reverse()))])).to.deep.equal([undefined, undefined]);
+    });
+
+    if (dialect !== 'sqlite') {
+      // SQLite has one writer at a time: it never makes a transaction wait for a row, nor fails it for a concurrent one.
+      it('a lock not had within the session\'s limit → 503 WriteConflictError (reason lockTimeout)', async () => {
+        const id = await institute('LT-1');
+        const holder = await db.transaction();
+        try {
+          await holder('institute').where('id', id).update({ city: 'held' });
+          const failure = await translatedFailure(
+            db.transaction(async (trx) => {
+              await trx.raw(dialect === 'postgres' ? "SET LOCAL lock_timeout = '200ms'" : 'SET SESSION innodb_lock_wait_timeout = 1');
+              try {
+                await trx('institute').where('id', id).update({ city: 'waited' });
+              } finally {
+                if (dialect === 'mysql') await trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT').catch(() => undefined);
+              }
+            }),
+          );
+          expect(failure).to.be.instanceOf(WriteConflictError);
+          expect(failure).to.deep.include({ reason: 'lockTimeout' });
+        } finally {
+          await holder.rollback();
+        }
+      });
+
+      it('a serialization failure (a row changed since the transaction read it) → 503 WriteConflictError (reason serialization)', async () => {
+        const id = await institute('SF-1');
+        const meet = meetingPoint(5000);
+        // MariaDB reports a lost update only with innodb_snapshot_isolation (its default from 11.6 on)
+        const reader = db.transaction(
+          async (trx) => {
+            if (dialect === 'mysql') await trx.raw('SET SESSION innodb_snapshot_isolation = ON');
+            try {
+              await trx('institute').where('id', id).first('city');
+              await meet();
+              await trx('institute').where('id', id).update({ city: 'reader' });
+            } finally {
+              if (dialect === 'mysql') await trx.raw('SET SESSION innodb_snapshot_isolation = DEFAULT');
+            }
+          },
+          { isolationLevel: 'repeatable read' },
+        );
+        await new Promise((r) => setTimeout(r, 100));
+        await db('institute').where('id', id).update({ city: 'writer' });
+        await meet();
+        const failure = await translatedFailure(reader);
+        expect(failure).to.be.instanceOf(WriteConflictError);
+        expect(failure).to.deep.include({ reason: 'serialization' });
+        expect((await db('institute').where('id', id).first('city')).city).to.equal('writer');
+      });
+    }
 
     it('anything else is left alone (a 500 with a logged cause)', async () => {
       let raw: unknown;

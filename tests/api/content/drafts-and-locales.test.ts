@@ -176,6 +176,47 @@ for (const dialect of DIALECTS) {
       expect((await ok(app.anon.get(`/api/page/${fr}?populate[0]=labels`))).labels.map((l: { id: number }) => l.id)).to.deep.equal([l1]);
     });
 
+    it('a shared write in one locale: every locale whose draft now differs from its published copy says _hasUnpublishedChanges', async () => {
+      const l1 = (await ok(app.http.post('/api/label', { name: 'flag-l1' }))).data.id as number;
+      const { en, fr } = await entry('Flagged', { labels: [l1] });
+      const de = (await ok(app.http.post(`/api/page/${en}/localizations?locale=de`, { title: 'Markiert' }))).data.id as number;
+      await ok(app.http.post(`/api/page/${en}/publish?locale=all`));
+      const flags = async (): Promise<Record<string, boolean>> => {
+        const out: Record<string, boolean> = {};
+        for (const [l, id] of [['en', en], ['fr', fr], ['de', de]] as const) {
+          const draft = await ok(app.http.get(`/api/page/${id}?status=draft`));
+          const published = await ok(app.anon.get(`/api/page/${id}`));
+          expect(published._hasUnpublishedChanges, `${l}: the published copy and the draft say the same`).to.equal(draft._hasUnpublishedChanges);
+          out[l] = draft._hasUnpublishedChanges as boolean;
+        }
+        return out;
+      };
+      expect(await flags()).to.deep.equal({ en: false, fr: false, de: false });
+      // a shared value through the default locale: the fr and de drafts hold it, their copies do not
+      const patched = await ok(app.http.patch(`/api/page/${en}`, { price: 42 }));
+      expect(patched.data._hasUnpublishedChanges).to.equal(true);
+      expect((await ok(app.http.get(`/api/page/${fr}?status=draft`))).price).to.equal(42);
+      expect((await ok(app.anon.get(`/api/page/${fr}`))).price).to.equal(null);
+      expect(await flags()).to.deep.equal({ en: true, fr: true, de: true });
+      await ok(app.http.post(`/api/page/${en}/publish?locale=all`));
+      expect(await flags()).to.deep.equal({ en: false, fr: false, de: false });
+      // through another locale: the default locale's draft changes too
+      await ok(app.http.patch(`/api/page/${en}?locale=de`, { price: 99 }));
+      expect(await flags()).to.deep.equal({ en: true, fr: true, de: true });
+      await ok(app.http.post(`/api/page/${en}/publish?locale=all`));
+      // a PUT of one locale with its title only clears the shared price and the links of every locale's draft
+      const put = await ok(app.http.put(`/api/page/${fr}`, { title: 'Flagged (fr) bis' }));
+      expect(put.data).to.include({ price: null, _hasUnpublishedChanges: true });
+      const enDraft = await ok(app.http.get(`/api/page/${en}?status=draft&populate[0]=labels`));
+      expect(enDraft).to.deep.include({ price: null, labels: [] });
+      expect((await ok(app.anon.get(`/api/page/${en}?populate[0]=labels`)))).to.deep.include({ price: 99 });
+      expect(await flags()).to.deep.equal({ en: true, fr: true, de: true });
+      // a localized write stays the row's own: only that locale differs
+      await ok(app.http.post(`/api/page/${en}/publish?locale=all`));
+      await ok(app.http.patch(`/api/page/${en}?locale=de`, { body: 'nur Deutsch' }));
+      expect(await flags()).to.deep.equal({ en: false, fr: false, de: true });
+    });
+
     it('delete and recover per locale reach the published copies', async () => {
       const { en, fr } = await entry('Archive me');
       await ok(app.http.post(`/api/page/${en}/publish?locale=all`));

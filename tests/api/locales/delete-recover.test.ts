@@ -1,6 +1,7 @@
 /**
  * Issue 14: DELETE /api/{model}/{id}?locale=<code>|all removes one locale or the whole entry (absent: the row
  * {id} names); the default-locale row alone goes only when no other locale remains. Recover follows the same rule.
+ * The bulk forms take `locale=` the same way, for each id; every other query parameter is refused (400).
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
@@ -97,6 +98,68 @@ for (const dialect of DIALECTS) {
       expect(all.status, all.text).to.equal(200);
       expect(all.body.data.id).to.equal(e.en);
       for (const id of [e.en, e.fr]) expect((await app.http.get(`/api/leaflet/${id}`)).status).to.equal(404);
+    });
+
+    it('bulk delete takes locale= as single delete does: all → every locale of each entry, a code → that locale of each, absent → the rows named', async () => {
+      const [a, b, c] = [await entry(), await entry(), await entry()];
+      // the advice of the 409 can be followed on the bulk endpoint
+      const refused = await app.http.del('/api/article/bulk', [a.en]);
+      expect(refused.status, refused.text).to.equal(409);
+      expect(refused.body.error.message).to.contain('locale=all');
+      const all = await app.http.del('/api/article/bulk?locale=all', [a.en, b.fr]);
+      expect(all.status, all.text).to.equal(200);
+      // one answer per id of the body, in its order: the row it names
+      expect(all.body.map((r: { data: { id: number } }) => r.data.id)).to.deep.equal([a.en, b.fr]);
+      for (const e of [a, b]) expect([await status(e.en), await status(e.fr), await status(e.de)]).to.deep.equal(['deleted', 'deleted', 'deleted']);
+      const fr = await app.http.del('/api/article/bulk?locale=fr', [c.de]);
+      expect(fr.status, fr.text).to.equal(200);
+      expect(fr.body.map((r: { data: { id: number; localeName: string } }) => [r.data.id, r.data.localeName])).to.deep.equal([[c.fr, 'fr']]);
+      expect([await status(c.en), await status(c.fr), await status(c.de)]).to.deep.equal(['not-deleted', 'deleted', 'not-deleted']);
+      // an entry without that locale (active) fails the whole call: nothing changes
+      const d = await entry();
+      const missing = await app.http.del('/api/article/bulk?locale=fr', [d.en, c.en]);
+      expect(missing.status, missing.text).to.equal(404);
+      expect(await status(d.fr)).to.equal('not-deleted');
+    });
+
+    it('bulk recover takes locale= likewise: all → every archived locale of each entry (first row first), a code → that one', async () => {
+      const [a, b] = [await entry(), await entry()];
+      expect((await app.http.del('/api/article/bulk?locale=all', [a.en, b.en])).status).to.equal(200);
+      const early = await app.http.post('/api/article/recover/bulk', [a.fr]);
+      expect(early.status, early.text).to.equal(409);
+      expect(early.body.error.message).to.contain('locale=all');
+      const fr = await app.http.post('/api/article/recover/bulk?locale=en', [a.fr]);
+      expect(fr.status, fr.text).to.equal(200);
+      expect(fr.body.data.map((r: { data: { id: number } }) => r.data.id)).to.deep.equal([a.en]);
+      const all = await app.http.post('/api/article/recover/bulk?locale=all', [a.de, b.fr]);
+      expect(all.status, all.text).to.equal(200);
+      expect(all.body.data.map((r: { data: { id: number } }) => r.data.id)).to.deep.equal([a.de, b.fr]);
+      for (const e of [a, b]) expect([await status(e.en), await status(e.fr), await status(e.de)]).to.deep.equal(['not-deleted', 'not-deleted', 'not-deleted']);
+    });
+
+    it('delete and recover, single and bulk, refuse an unknown locale or any other query parameter (400), changing nothing', async () => {
+      const e = await entry();
+      const calls: [string, string, unknown][] = [
+        ['del', '/api/article/bulk?locale=xx', [e.en]],
+        ['del', '/api/article/bulk?foo=1', [e.de]],
+        ['del', '/api/article/bulk?locale=all&foo=1', [e.de]],
+        ['del', `/api/article/${e.de}?foo=1`, undefined],
+        ['post', '/api/article/recover/bulk?locale=xx', [e.en]],
+        ['post', `/api/article/recover/${e.en}?foo=1`, undefined],
+        ['del', '/api/topic/bulk?locale=en', [1]],
+        ['del', '/api/topic/bulk?foo=1', [1]],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = method === 'del' ? await app.http.del(path, body) : await app.http.post(path, body);
+        expect(res.status, `${method} ${path}: ${res.text}`).to.equal(400);
+        expect(res.body.error.name).to.equal('BadRequestError');
+      }
+      const unknownLocale = await app.http.del('/api/article/bulk?locale=xx', [e.en]);
+      expect(unknownLocale.body.error.details).to.deep.equal({ parameter: 'locale', allowed: ['en', 'fr', 'de', 'all'] });
+      const unknownParameter = await app.http.del('/api/article/bulk?foo=1', [e.en]);
+      expect(unknownParameter.body.error).to.deep.include({ message: 'foo: unknown query parameter (known: locale)', details: { parameter: 'foo' } });
+      expect((await app.http.del('/api/topic/bulk?foo=1', [1])).body.error.message).to.equal('foo: unknown query parameter (this call takes none)');
+      expect([await status(e.en), await status(e.fr), await status(e.de)]).to.deep.equal(['not-deleted', 'not-deleted', 'not-deleted']);
     });
   });
 }

@@ -34,6 +34,8 @@ for (const dialect of DIALECTS) {
         ['/api/article/{id}', 'patch', false],
         ['/api/article/{id}', 'delete', true],
         ['/api/article/recover/{id}', 'post', true],
+        ['/api/article/bulk', 'delete', true],
+        ['/api/article/recover/bulk', 'post', true],
       ];
       for (const [path, method, all] of routes) {
         const param = localeParam(p[path]?.[method]);
@@ -46,7 +48,7 @@ for (const dialect of DIALECTS) {
       const op = doc.paths['/api/article/{id}/localizations']?.post;
       expect(op.operationId).to.equal('createLocalizationArticle');
       expect(localeParam(op).required).to.equal(true);
-      expect(op.responses).to.have.keys('200', '400', '401', '403', '404', '409', '413', '415', '422', '429', 'default');
+      expect(op.responses).to.have.keys('200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '503', 'default');
       expect(doc.components.schemas.Article.properties.localizations.items.required).to.deep.equal(['id', 'locale']);
     });
 

@@ -8,7 +8,7 @@ import { canonicalTimeText, mysqlConnection } from '../../../database/dialects/m
 const err = (o: Record<string, unknown>): Error => Object.assign(new Error(String(o.sqlMessage ?? 'x')), o);
 
 describe('mysql dialect (pure)', () => {
-  it('classifies unique, foreign key, not-null, data, timeout and outage errors', () => {
+  it('classifies unique, foreign key, not-null, data, timeout, write-conflict and outage errors', () => {
     const dup = err({ errno: 1062, sqlState: '23000', sqlMessage: "Duplicate entry 'A-not-deleted' for key 'institute_code_deleted_tracker_unique'", keyTable: 'institute', keyColumns: ['code', 'deleted_tracker'] });
     expect(mysqlDialect.classifyError(dup)).to.deep.equal({ kind: 'unique', table: 'institute', columns: ['code', 'deleted_tracker'] });
     expect(duplicateKeyName("Duplicate entry 'x' for key 'fee_type.fee_type_fee_type_unique'")).to.equal('fee_type_fee_type_unique');
@@ -18,9 +18,12 @@ describe('mysql dialect (pure)', () => {
     expect(mysqlDialect.classifyError(err({ errno: 1406, sqlState: '22001', code: 'ER_DATA_TOO_LONG', sqlMessage: 'Data too long' }))).to.include({ kind: 'invalidValue' });
     expect(mysqlDialect.classifyError(err({ errno: 4025, sqlState: '23000', sqlMessage: 'CONSTRAINT `x` failed' }))).to.include({ kind: 'invalidValue' });
     expect(mysqlDialect.classifyError(err({ errno: 1969, sqlState: '70100', sqlMessage: 'Query execution was interrupted (max_statement_time exceeded)' }))).to.deep.equal({ kind: 'timeout' });
-    for (const e of [err({ code: 'ECONNREFUSED' }), err({ code: 'PROTOCOL_CONNECTION_LOST', fatal: true }), err({ errno: 1053 }), err({ errno: 1213 }), Object.assign(new Error('t'), { name: 'KnexTimeoutError' })]) {
+    for (const e of [err({ code: 'ECONNREFUSED' }), err({ code: 'PROTOCOL_CONNECTION_LOST', fatal: true }), err({ errno: 1053 }), Object.assign(new Error('t'), { name: 'KnexTimeoutError' })]) {
       expect(mysqlDialect.classifyError(e)).to.deep.equal({ kind: 'unavailable', message: 'the database is unavailable' });
     }
+    // a deadlock or a lock wait past its limit: the transaction was rolled back, the database is fine (→ 503 WriteConflictError)
+    expect(mysqlDialect.classifyError(err({ errno: 1213, code: 'ER_LOCK_DEADLOCK', sqlState: '40001' }))).to.deep.equal({ kind: 'writeConflict', reason: 'deadlock' });
+    expect(mysqlDialect.classifyError(err({ errno: 1205, code: 'ER_LOCK_WAIT_TIMEOUT', sqlState: 'HY000' }))).to.deep.equal({ kind: 'writeConflict', reason: 'lockTimeout' });
     expect(mysqlDialect.classifyError(err({ errno: 1146, sqlState: '42S02', sqlMessage: "Table 'x' doesn't exist" }))).to.equal(null);
   });
 

@@ -1,7 +1,9 @@
 /** CallerGate: turns per caller, first come first served, refused past the line, nothing kept after. */
 import { expect } from 'chai';
-import { RateLimitedError, ServiceUnavailableError } from '../../../core/errors/errors';
-import { CallerGate } from '../../../core/http/caller-gate';
+import { RateLimitedError, ServiceUnavailableError, WriteConflictError } from '../../../core/errors/errors';
+import { CallerGate, outageOf } from '../../../core/http/caller-gate';
+import { mysqlDialect } from '../../../database/dialects/mysql';
+import { postgresDialect } from '../../../database/dialects/postgres';
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -88,5 +90,18 @@ describe('CallerGate', () => {
     gate.release('c');
     expect(gate.size).to.equal(0);
   });
-});
 
+  it('takes an unavailable database for an outage, never a write conflict (a deadlock is the caller\'s to retry, the database answers)', () => {
+    const pg = (code: string): Error => Object.assign(new Error(code), { code });
+    const my = (errno: number): Error => Object.assign(new Error(String(errno)), { errno });
+    const isOutage = { postgres: outageOf(postgresDialect), mysql: outageOf(mysqlDialect) };
+    for (const f of Object.values(isOutage)) {
+      expect(f(new ServiceUnavailableError('the database is unavailable; try again shortly'))).to.equal(true);
+      expect(f(new WriteConflictError('deadlock'))).to.equal(false);
+    }
+    expect(isOutage.postgres(pg('57P01'))).to.equal(true);
+    for (const code of ['40P01', '40001', '55P03']) expect(isOutage.postgres(pg(code)), code).to.equal(false);
+    expect(isOutage.mysql(my(2013))).to.equal(true);
+    for (const errno of [1213, 1205, 1020]) expect(isOutage.mysql(my(errno)), String(errno)).to.equal(false);
+  });
+});
