@@ -27,7 +27,7 @@ export function draftRouter(registry: Registry, controller: RecordController, au
       const model = models.get(c.params.model);
       if (!model || model.draftAndPublish !== true) throw new NotFoundError(model ? `${model.name} has no draft & publish (YAML draftAndPublish: true)` : 'not found');
       await requirePermission(authorizer, c, model.name, 'publish');
-      checkWriteParams(c.query, ['locale']);
+      checkWriteParams(c.query, ['locale'], model);
       await controller.publish(c, model, r.bulk, r.unpublish);
     });
   }

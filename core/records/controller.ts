@@ -202,17 +202,9 @@ export class RecordController {
     return this.locale(ctx, model, false);
   }
 
-  /**
-   * Delete and recover (single and bulk) take no query parameter but `locale` (a code or `all`; i18n models):
-   * any other answers 400 as Find refuses one, rather than being passed over (a misspelt `locale` would
-   * otherwise act on the rows the ids name).
-   */
+  /** Delete and recover (single and bulk): `locale` (a code or `all`; i18n models); routes.ts refuses any other parameter. */
   private removalLocale(ctx: RecordContext, model: ContentType): LocaleChoice {
-    const query = queryObject(this.queryOf(ctx));
-    for (const key of Object.keys(query)) {
-      if (key !== LOCALE_PARAM) throw new BadRequestError(`${key}: unknown query parameter (${model.i18n ? `known: ${LOCALE_PARAM}` : 'this call takes none'})`, { parameter: key });
-    }
-    return readLocale(query, model, this.service.locales, true);
+    return readLocale(queryObject(this.queryOf(ctx)), model, this.service.locales, true);
   }
 
   /**

@@ -24,7 +24,7 @@ export const RECORD_ROUTES: readonly RouteSpec[] = [
   { method: 'get', path: '', action: 'find', handle: (c, ctx, m) => c.find(ctx, m) },
   { method: 'post', path: '/bulk', action: 'create', handle: (c, ctx, m) => c.createMany(ctx, m), params: ['locale', 'status'] },
   { method: 'delete', path: '/bulk', action: 'delete', handle: (c, ctx, m) => c.removeMany(ctx, m), params: ['locale'] },
-  { method: 'post', path: '/recover/bulk', action: 'recover', handle: (c, ctx, m) => c.recoverMany(ctx, m), params: [] },
+  { method: 'post', path: '/recover/bulk', action: 'recover', handle: (c, ctx, m) => c.recoverMany(ctx, m), params: ['locale'] },
   { method: 'post', path: '/recover/:id', action: 'recover', handle: (c, ctx, m) => c.recover(ctx, m), params: ['locale'] },
   // issue 14: the entry in another locale (models with i18n: true; 404 for others); status= answers its own 400
   { method: 'post', path: '/:id/localizations', action: 'create', handle: (c, ctx, m) => c.createLocalization(ctx, m), i18nOnly: true, params: ['locale', 'status'] },
@@ -49,7 +49,7 @@ export function recordRouter(registry: Registry, controller: RecordController, a
       const model = models.get(c.params.model);
       if (!model || (r.i18nOnly && !model.i18n)) throw new NotFoundError('not found');
       await requirePermission(authorizer, c, model.name, r.action);
-      if (r.params) checkWriteParams(c.query, r.params);
+      if (r.params) checkWriteParams(c.query, r.params, model);
       await r.handle(controller, c, model);
     });
   }

@@ -4,11 +4,16 @@
  * `status=published` would answer 200 and publish nothing).
  */
 import { BadRequestError } from '../errors/errors';
+import type { ContentType } from '../registry/types';
 
-export function checkWriteParams(query: Record<string, unknown>, known: readonly string[]): void {
+/**
+ * `known`: the endpoint's parameters. `locale` passes on every model (a model without locales answers
+ * its own 400 for it) but is listed only for i18n models.
+ */
+export function checkWriteParams(query: Record<string, unknown>, known: readonly string[], model: ContentType): void {
   for (const k of Object.keys(query)) {
     if (known.includes(k)) continue;
-    const takes = known.length > 0 ? `this endpoint takes ${known.join(', ')}` : 'this endpoint takes none';
-    throw new BadRequestError(`${k}: unknown query parameter (${takes})`, { parameter: k });
+    const listed = known.filter((p) => p !== 'locale' || model.i18n);
+    throw new BadRequestError(`${k}: unknown query parameter (${listed.length > 0 ? `known: ${listed.join(', ')}` : 'this call takes none'})`, { parameter: k });
   }
 }

@@ -43,7 +43,7 @@ for (const dialect of DIALECTS) {
       expect(kept.body.feeType).to.equal('Kept');
       expect((await app.http.del(`/api/fee-type/${id}`)).status).to.equal(200);
       refused(await app.http.post(`/api/fee-type/recover/${id}?now=1`), 'now');
-      refused(await app.http.post('/api/fee-type/recover/bulk?locale=en', [id]), 'locale');
+      refused(await app.http.post('/api/fee-type/recover/bulk?all=1', [id]), 'all');
       expect((await app.http.get(`/api/fee-type/${id}`)).status, 'still archived').to.equal(404);
     });
 
