@@ -475,15 +475,20 @@ export class RecordService {
         let record: ApiRecord | null = null;
         for (const id of rows) {
           const state = await w.before(trx, kind, model, id, {}, kind);
+          // An unpublish of what is not published changes nothing: it answers as usual, announces nothing.
+          let changed = true;
           if (unpublish) {
             // The working row is locked first, as a publish locks it: the two never deadlock on the copy.
-            await workingRow(trx, model, id, this.deps.dialect.rowLocks);
-            for (const archived of await refuseOrphanedCopies(trx, model, id)) {
+            const working = await workingRow(trx, model, id, this.deps.dialect.rowLocks);
+            const orphaned = await refuseOrphanedCopies(trx, model, id);
+            for (const archived of orphaned) {
               obsolete.push(...(await removeCopy(trx, model, archived)));
               await repo.updateRow(trx, model, archived, { published_at: null });
             }
-            if (await hasCopy(trx, model, id)) obsolete.push(...(await removeCopy(trx, model, id)));
-            await repo.updateRow(trx, model, id, { published_at: null });
+            const copied = await hasCopy(trx, model, id);
+            if (copied) obsolete.push(...(await removeCopy(trx, model, id)));
+            changed = copied || orphaned.length > 0 || (working?.published_at ?? null) !== null;
+            if (changed) await repo.updateRow(trx, model, id, { published_at: null });
           } else {
             await this.publishOne(trx, model, id, caller, obsolete);
           }
@@ -494,7 +499,7 @@ export class RecordService {
             await loc.attachLocalizations(trx, unpublish ? model : view, [id], [record]);
             await annotate(trx, unpublish ? model : view, [record], unpublish ? 'draft' : 'published');
           }
-          await w.record(trx, kind, model, id, id === answer && record ? record : (payload ?? { id }), kind, state, 'active', payload);
+          if (changed) await w.record(trx, kind, model, id, id === answer && record ? record : (payload ?? { id }), kind, state, 'active', payload);
         }
         out.push(record ?? (await this.writeBack.read(trx, model, answer, 'active', caller.unreadable)));
       }

@@ -64,6 +64,15 @@ for (const dialect of DIALECTS) {
       const [unpublished] = await fresh();
       expect(unpublished).to.include({ type: 'record.unpublish', recordId: id });
       expect(calls).to.include.members([`beforePublish ${id} publish`, `afterPublish ${id} First ${dialect}`, `afterUnpublish ${id}`]);
+      // unpublishing again (or a never-published entry) changes nothing: 200, the draft, and no event
+      const again = await app.http.post(`/api/article/${id}/unpublish`);
+      expect(again.status, again.text).to.equal(200);
+      expect(again.body.data).to.include({ id, _status: 'draft' });
+      expect(await fresh(), 'no record.unpublish for an entry already unpublished').to.deep.equal([]);
+      const never = await created(app.http, 'article', { title: `Never published ${dialect}` });
+      await fresh();
+      expect((await app.http.post(`/api/article/${never}/unpublish`)).status).to.equal(200);
+      expect(await fresh(), 'no record.unpublish for what was not published').to.deep.equal([]);
     });
 
     it('a beforePublish hook refuses with its status and message: nothing published, no event', async () => {
