@@ -9,6 +9,7 @@ import { enabledPlugins } from '../../../config/plugins';
 import type { StoredEvent } from '../../../core/events/types';
 import { HookError, type Plugin } from '../../../core/plugin-api';
 import { DIALECTS } from '../../helpers/dialects';
+import { freshEvents } from '../../helpers/fresh-events';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
 import { LOCALE_MODELS } from '../locales/app';
@@ -18,13 +19,9 @@ for (const dialect of DIALECTS) {
     this.timeout(30_000);
     let app: TestApp;
     let rx: Receiver;
-    let mark = 0;
     const calls: string[] = [];
-    const fresh = async (): Promise<StoredEvent[]> => {
-      const list = await app.deps.events.readAfter(mark, 10_000);
-      if (list.length > 0) mark = list[list.length - 1].id;
-      return list.filter((e) => e.model === 'article');
-    };
+    const events = freshEvents(() => app, 'article');
+    const fresh = (): Promise<StoredEvent[]> => events.fresh();
     const recorder: Plugin = {
       name: 'localization-hooks',
       hooks: (deps) => [
@@ -52,7 +49,7 @@ for (const dialect of DIALECTS) {
         plugins: [...enabledPlugins(), recorder],
         env: { LOCALES: 'en,fr,de', DEFAULT_LOCALE: 'en', WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_POLL_INTERVAL: '50ms' },
       });
-      mark = await app.deps.events.latestId();
+      await events.skipAll();
     });
     after(async () => {
       await app?.close();

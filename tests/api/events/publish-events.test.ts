@@ -10,18 +10,15 @@ import type { StoredEvent } from '../../../core/events/types';
 import { HookError, type Plugin } from '../../../core/plugin-api';
 import { DIALECTS } from '../../helpers/dialects';
 import { created, DRAFT_MODELS, publish } from '../../helpers/drafts';
+import { freshEvents } from '../../helpers/fresh-events';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 
 for (const dialect of DIALECTS) {
   describe(`events of publish and unpublish [${dialect}]`, () => {
     let app: TestApp;
-    let mark = 0;
     const calls: string[] = [];
-    const fresh = async (): Promise<StoredEvent[]> => {
-      const list = await app.deps.events.readAfter(mark, 10_000);
-      if (list.length > 0) mark = list[list.length - 1].id;
-      return list.filter((e) => e.model === 'article');
-    };
+    const events = freshEvents(() => app, 'article');
+    const fresh = (): Promise<StoredEvent[]> => events.fresh();
     const recorder: Plugin = {
       name: 'publish-hooks',
       hooks: () => [
@@ -44,7 +41,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       app = await startTestApp(dialect, { contentTypesDir: DRAFT_MODELS, plugins: [...enabledPlugins(), recorder] });
-      mark = await app.deps.events.latestId();
+      await events.skipAll();
     });
     after(async () => app?.close());
 
