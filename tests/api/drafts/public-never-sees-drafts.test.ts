@@ -24,7 +24,11 @@ for (const dialect of DIALECTS) {
 
     /** The answer's text never names a draft-only value nor the draft-only entry. */
     const clean = (text: string): void => {
-      for (const v of DRAFT_ONLY) expect(text, `leaked ${v}`).to.not.contain(v);
+      for (const v of DRAFT_ONLY) {
+        // a number as a JSON value, not as digits of a timestamp ("…:12.777Z" is not a leak)
+        if (/^\d+$/.test(v)) expect(text, `leaked ${v}`).to.not.match(new RegExp(`[:\\[,]${v}[,\\]}]`));
+        else expect(text, `leaked ${v}`).to.not.contain(v);
+      }
     };
     const ok = async (path: string): Promise<Record<string, any>> => {
       const res = await app.anon.get(path);
