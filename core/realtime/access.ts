@@ -16,11 +16,13 @@
 import { hasDrafts } from '../drafts/names';
 import { publishedView } from '../drafts/view';
 import { BadRequestError } from '../errors/errors';
+// Attributes outside the field list become private: Find's checker then refuses to filter on them.
+import { both, restrict } from '../records/access';
 import type { Actor, Authorizer } from '../plugin-api';
 import { emptyListQuery, type FilterNode, type ListQuery } from '../query/ast';
 import type { CheckedQuery } from '../query/checked';
 import { parseFilters } from '../query/parse';
-import type { Attribute, ContentType, Registry } from '../registry/types';
+import type { ContentType, Registry } from '../registry/types';
 
 /** The rules branch's AccessView (plugin-api `Authorizer.access`), as far as a stream needs it. */
 interface RuleScope {
@@ -64,14 +66,6 @@ function asQueryValues(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(asQueryValues);
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asQueryValues(x)]));
   return v;
-}
-
-/** Attributes outside `fields` become private: Find's checker then refuses to filter on them. */
-function restrict(model: ContentType, fields: readonly string[] | null): ContentType {
-  if (fields === null) return model;
-  const keep = new Set(fields);
-  const attributes: Attribute[] = model.attributes.map((a) => (a.private || keep.has(a.name) ? a : { ...a, private: true }));
-  return { ...model, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
 }
 
 /** The stream's `filters` parameter (qs object) → the filter AST, with Find's messages; null: none. */
@@ -143,13 +137,12 @@ export class StreamAccess {
     for (const rows of [scope?.rows ?? null, drafts]) {
       if (!rows) continue;
       try {
-        const node = parseFilters(asQueryValues(rows), 'rule');
-        rule = rule ? { kind: 'and', items: [rule, node] } : node;
+        rule = both(rule, parseFilters(asQueryValues(rows), 'rule'));
       } catch {
         return denied; // a stored rule that no longer parses: nothing (fail closed)
       }
     }
-    const filter: FilterNode | null = rule && this.filters ? { kind: 'and', items: [rule, this.filters] } : (rule ?? this.filters);
+    const filter = both(rule, this.filters);
     let query: CheckedQuery | null = null;
     if (filter) {
       try {

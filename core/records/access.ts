@@ -38,14 +38,14 @@ export function checkRule(registry: Registry, model: ContentType, rule: unknown,
 const NOTHING_NODE: FilterNode = { kind: 'compare', op: '$null', value: true, at: 'rule' };
 
 /** `a AND b`, either possibly absent (null: every row). */
-function both(a: FilterNode | null, b: FilterNode | null): FilterNode | null {
+export function both(a: FilterNode | null, b: FilterNode | null): FilterNode | null {
   if (!a) return b;
   if (!b) return a;
   return { kind: 'and', items: [a, b] };
 }
 
 /** The attributes of `model` outside `fields` become private (hidden like `password`); null: unchanged. */
-function restrict(model: ContentType, fields: readonly string[] | null): ContentType {
+export function restrict(model: ContentType, fields: readonly string[] | null): ContentType {
   if (fields === null) return model;
   const keep = new Set(fields);
   const attributes: Attribute[] = model.attributes.map((a) => (a.private || keep.has(a.name) ? a : { ...a, private: true }));

@@ -202,11 +202,6 @@ export class RecordController {
     return this.locale(ctx, model, false);
   }
 
-  /** Delete and recover (single and bulk): `locale` (a code or `all`; i18n models); routes.ts refuses any other parameter. */
-  private removalLocale(ctx: RecordContext, model: ContentType): LocaleChoice {
-    return readLocale(queryObject(this.queryOf(ctx)), model, this.service.locales, true);
-  }
-
   /**
    * Issue 14: `status=draft` reads the working copies of every draft-enabled model the query reaches,
    * and needs `<model>.findDrafts` on each; any other read runs on the published view.
@@ -368,7 +363,7 @@ export class RecordController {
 
   async remove(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const locale = this.removalLocale(ctx, model);
+    const locale = this.locale(ctx, model, true);
     const record = await this.service.remove(model, recordId(ctx, model), await this.caller(ctx, model, 'delete', access), locale);
     await this.send(ctx, envelope(this.shown(access, model, record)), true);
   }
@@ -394,21 +389,21 @@ export class RecordController {
    */
   async removeMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const locale = this.removalLocale(ctx, model);
+    const locale = this.locale(ctx, model, true);
     const records = await this.service.removeMany(model, ctx.request.body, await this.caller(ctx, model, 'delete', access), locale);
     await this.send(ctx, records.map((r) => envelope(this.shown(access, model, r))), true);
   }
 
   async recover(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const locale = this.removalLocale(ctx, model);
+    const locale = this.locale(ctx, model, true);
     const record = await this.service.recover(model, recordId(ctx, model), await this.caller(ctx, model, 'recover', access), locale);
     await this.send(ctx, recoverEnvelope(model.name, this.shown(access, model, record)), true);
   }
 
   async recoverMany(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
-    const locale = this.removalLocale(ctx, model);
+    const locale = this.locale(ctx, model, true);
     const records = await this.service.recoverMany(model, ctx.request.body, await this.caller(ctx, model, 'recover', access), locale);
     await this.send(ctx, bulkRecoverEnvelope(model.name, records.map((r) => this.shown(access, model, r))), true);
   }
