@@ -29,6 +29,14 @@ export function parsePositiveInt(raw: string): number {
   return n;
 }
 
+/** SQLITE_READERS: 0 to MAX_SQLITE_READERS read-only connections. */
+export const MAX_SQLITE_READERS = 16;
+export function parseSqliteReaders(raw: string): number {
+  const n = parsePositiveInt(raw);
+  if (n > MAX_SQLITE_READERS) throw new Error(`"${raw}" is more than ${MAX_SQLITE_READERS} (each reader is a connection with its own page cache; SQLite gains nothing past the cores that run them)`);
+  return n;
+}
+
 export function parseList(raw: string): string[] {
   return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 }

@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
-import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseList, parseLogLevel, parsePositiveInt, parseSources } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -22,6 +22,8 @@ export interface Config {
   readonly host: string;
   readonly publicUrl: string;
   readonly database: DatabaseTarget;
+  /** SQLite on a file: read-only connections for record reads beside the one writer (0: the writer reads too). */
+  readonly sqliteReaders: number;
   readonly contentTypesDir: string;
   readonly migrationsDir: string;
   readonly autoMigrate: boolean;
@@ -183,6 +185,7 @@ export const SETTINGS = {
   publicUrl: setting('PUBLIC_URL', '', str, 'base of _full_url (default http://localhost:$PORT)'),
   databaseUrl: setting('DATABASE_URL', '', str, 'postgres://… → PostgreSQL; mysql://… (or mariadb://…) → MariaDB/MySQL; sqlite:<path> or unset → SQLite .data/app.db'),
   databaseSchema: setting('DATABASE_SCHEMA', '', str, 'PostgreSQL schema to use (default: the connection default)'),
+  sqliteReaders: setting('SQLITE_READERS', '4', parseSqliteReaders, 'SQLite on a file: read-only connections that serve Find, FindOne and grouped lists beside the one writer (0: the writer reads too; at most 16)'),
   contentTypesDir: setting('CONTENT_TYPES_DIR', 'content-types', str, 'folder of YAML models'),
   migrationsDir: setting('MIGRATIONS_DIR', 'database/migrations', str, 'folder of generated migrations'),
   autoMigrate: setting('AUTO_MIGRATE', '', str, 'generate + apply a migration for a registry change at start (default: on outside production)'),

@@ -1,6 +1,7 @@
 /** The dependencies the server and the admin CLI share: config → registry → database → plugins. */
 import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
+import type { Knex } from 'knex';
 import type { Config } from '../config/schema';
 import { connect } from '../database/connect';
 import { createEventPipeline, type EventPipeline } from './events/pipeline';
@@ -13,6 +14,8 @@ export interface Booted extends PluginDeps {
   readonly events: EventPipeline;
   /** CACHE=memory|redis: the response cache, tracking writes from boot on (seeding included); null: off. */
   readonly responseCache: ResponseCache | null;
+  /** SQLite on a file with SQLITE_READERS > 0: the read-only connections (database/connect.ts). */
+  readonly readDb?: Knex;
   close(): Promise<void>;
 }
 
@@ -44,7 +47,7 @@ export function createLogger(config: Config, buffered = false): Logger {
 /** Loads the registry (RegistryError on a bad model) and connects; the schema is not touched here. */
 export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
-  const { db, dialect } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs });
+  const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders });
   const events = createEventPipeline(config, db, dialect, log);
   // Processes sharing a database share cache keys in Redis; other deployments on the same Redis do not.
   const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
@@ -53,6 +56,7 @@ export function boot(config: Config, plugins: readonly Plugin[], log: Logger = c
     events,
     config,
     db,
+    readDb,
     dialect,
     registry,
     plugins,
@@ -63,6 +67,7 @@ export function boot(config: Config, plugins: readonly Plugin[], log: Logger = c
       await events.close();
       await responseCache?.close();
       await db.destroy();
+      await readDb?.destroy();
     },
   };
 }

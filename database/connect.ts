@@ -10,11 +10,19 @@ import { mysqlDialect } from './dialects/mysql';
 import { connectMysql } from './dialects/mysql-connect';
 import { postgresDialect } from './dialects/postgres';
 import { sqliteDialect } from './dialects/sqlite';
+import { sqliteImmediateClient } from './dialects/sqlite-client';
 import { type InterruptibleConnection, stopStatementsAfter } from './dialects/sqlite-interrupt';
 
 export interface Database {
   readonly db: Knex;
   readonly dialect: Dialect;
+  /**
+   * SQLite on a file with SQLITE_READERS > 0: connections that only read (`PRAGMA query_only`), for the
+   * record reads (Find, FindOne, grouped lists). In WAL mode they read while the one writer connection
+   * writes, and one another, so a slow list or a long write no longer holds every other request.
+   * Absent elsewhere: PostgreSQL and MariaDB pool their connections already.
+   */
+  readonly readDb?: Knex;
 }
 
 /** int8 → number when it is safe, numeric → number, date stays `YYYY-MM-DD` (never shifted by the server's zone). */
@@ -108,6 +116,8 @@ export interface ConnectOptions {
   readonly log?: DbLogger;
   /** QUERY_TIMEOUT in ms: the longest one statement may run before the database stops it (0: no limit). */
   readonly queryTimeoutMs?: number;
+  /** SQLITE_READERS: SQLite's read-only connections beside the writer (0: the writer reads too). */
+  readonly sqliteReaders?: number;
 }
 
 export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Database {
@@ -140,27 +150,35 @@ export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Data
     return { db: connectMysql(target.connectionString, { poolMax: opts.poolMax, log: opts.log, queryTimeoutMs: timeoutMs, knexLog: knexLog(opts.log) }), dialect: mysqlDialect };
   }
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });
-  const db = knex({
-    client: 'sqlite3',
-    log: knexLog(opts.log),
-    connection: { filename: target.filename },
-    useNullAsDefault: true,
-    // node-sqlite3 serializes on one connection; a single pooled connection keeps transactions simple and safe.
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
-        const pragmas = ['PRAGMA foreign_keys = ON', 'PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 5000', 'PRAGMA synchronous = NORMAL'];
-        const next = (i: number): void => {
-          if (i === pragmas.length) return done(null, conn);
-          conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
-        };
-        // SQLite has no statement_timeout: an interrupt stops a statement that runs too long (dialects/sqlite-interrupt.ts).
-        if (timeoutMs > 0) stopStatementsAfter(conn, timeoutMs);
-        next(0);
+  // A reader sets no journal mode (the writer puts the file in WAL) and refuses to write.
+  const writerPragmas = ['PRAGMA foreign_keys = ON', 'PRAGMA journal_mode = WAL', 'PRAGMA busy_timeout = 5000', 'PRAGMA synchronous = NORMAL'];
+  const readerPragmas = ['PRAGMA query_only = ON', 'PRAGMA foreign_keys = ON', 'PRAGMA busy_timeout = 5000'];
+  const sqlite = (client: 'sqlite3' | typeof Knex.Client, pragmas: readonly string[], min: number, max: number): Knex =>
+    knex({
+      client,
+      log: knexLog(opts.log),
+      connection: { filename: target.filename },
+      useNullAsDefault: true,
+      pool: {
+        min,
+        max,
+        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+          const next = (i: number): void => {
+            if (i === pragmas.length) return done(null, conn);
+            conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
+          };
+          // SQLite has no statement_timeout: an interrupt stops a statement that runs too long (dialects/sqlite-interrupt.ts).
+          if (timeoutMs > 0) stopStatementsAfter(conn, timeoutMs);
+          next(0);
+        },
       },
-    },
-    acquireConnectionTimeout: 10000,
-  });
-  return { db, dialect: sqliteDialect };
+      acquireConnectionTimeout: 10000,
+    });
+  // SQLite has one writer at a time: a single writing connection keeps transactions simple and safe;
+  // they take the write lock as they begin (dialects/sqlite-client.ts).
+  const db = sqlite(sqliteImmediateClient, writerPragmas, 1, 1);
+  const readers = opts.sqliteReaders ?? 0;
+  // An in-memory database is private to its connection: there, the writer reads too.
+  if (target.filename === ':memory:' || readers === 0) return { db, dialect: sqliteDialect };
+  return { db, dialect: sqliteDialect, readDb: sqlite('sqlite3', readerPragmas, 0, readers) };
 }

@@ -1,4 +1,5 @@
 /** createApp(deps): the middleware list, in order, in one place. */
+import type { Knex } from 'knex';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import qs from 'qs';
@@ -32,6 +33,8 @@ export interface AppDeps extends PluginDeps {
   readonly plugins: readonly Plugin[];
   /** CACHE=memory|redis (boot.ts); absent or null: off. */
   readonly responseCache?: ResponseCache | null;
+  /** SQLite on a file: connections that only read (Find, FindOne, grouped lists); absent: `db` reads too. */
+  readonly readDb?: Knex;
 }
 
 /** The query string as the qs object the parser reads; malformed or oversized → 400. */
@@ -62,6 +65,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const media = new MediaService({ storage, registry, publicUrl: config.publicUrl, log });
   const service = new RecordService({
     db,
+    readDb: deps.readDb,
     dialect,
     registry,
     validators,

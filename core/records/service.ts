@@ -47,6 +47,8 @@ export const MAX_BULK_ITEMS = 1000;
 
 export interface RecordServiceDeps {
   readonly db: Knex;
+  /** Where Find, FindOne and grouped lists read outside a transaction (SQLite's readers); absent: `db`. */
+  readonly readDb?: Knex;
   readonly dialect: Dialect;
   readonly registry: Registry;
   readonly validators: ReadonlyMap<string, ModelValidators>;
@@ -227,7 +229,8 @@ export class RecordService {
   }
 
   async find(q: CheckedQuery): Promise<ListResult> {
-    const { db, dialect } = this.deps;
+    const { dialect } = this.deps;
+    const db = this.deps.readDb ?? this.deps.db;
     const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
     const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate, this.budget()));
     await this.run(q.model, async () => this.deps.media?.attach(db, q.model, rows, records, q.populateMedia));
@@ -261,16 +264,18 @@ export class RecordService {
 
   async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {
     return this.run(q.model, async () => {
-      const out = await findGrouped(this.deps.db, this.deps.dialect, q, this.budget());
+      const db = this.deps.readDb ?? this.deps.db;
+      const out = await findGrouped(db, this.deps.dialect, q, this.budget());
       const grouped = out.groupRecords?.flatMap((g) => g.records) ?? [];
-      await annotate(this.deps.db, q.model, grouped, versionRead(q.model));
-      await annotatePopulated(this.deps.db, grouped, q.records.populate);
+      await annotate(db, q.model, grouped, versionRead(q.model));
+      await annotatePopulated(db, grouped, q.records.populate);
       return out;
     });
   }
 
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
-    const { db, dialect } = this.deps;
+    const { dialect } = this.deps;
+    const db = this.deps.readDb ?? this.deps.db;
     return this.run(q.model, async () => {
       // FindOne takes no filters: a filter here is the caller's rule (issue 16), compiled into the same SELECT.
       const row = q.filter

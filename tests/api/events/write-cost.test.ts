@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
+import { onEveryStatement } from '../../helpers/request-queries';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
@@ -50,11 +51,11 @@ for (const dialect of DIALECTS) {
       const listen = (q: { sql: string }): void => {
         sql.push(q.sql);
       };
-      app.deps.db.on('query', listen);
+      const stop = onEveryStatement(app.deps, listen);
       try {
         await fn();
       } finally {
-        app.deps.db.removeListener('query', listen);
+        stop();
       }
       return sql;
     };

@@ -28,7 +28,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       app = await startTestApp(dialect, { contentTypesDir: GROUP_MODELS });
       await seedPayments(app);
-      logRequestQueries(app.deps.db, queries);
+      logRequestQueries(app.deps, queries);
     });
     after(async () => app?.close());
 

@@ -420,7 +420,7 @@ for (const dialect of DIALECTS) {
       const res = await app.http.post('/api/book/bulk', Array.from({ length: 30 }, (_, i) => ({ title: `B${i}`, pages: i, authorId: authors[i % 5], tags: [tags[i % 4], tags[(i + 1) % 4]] })));
       expect(res.status, res.text).to.equal(200);
       sql = [];
-      logRequestQueries(app.deps.db, sql);
+      logRequestQueries(app.deps, sql);
     });
     after(async () => app?.close());
 

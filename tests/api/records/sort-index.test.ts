@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { seed } from '../../../bench/seed';
 import { DIALECTS } from '../../helpers/dialects';
+import { onEveryStatement } from '../../helpers/request-queries';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 
 interface Sent {
@@ -46,12 +47,12 @@ for (const dialect of DIALECTS) {
       const listen = (q: Sent): void => {
         sent.push(q);
       };
-      app.deps.db.on('query', listen);
+      const stop = onEveryStatement(app.deps, listen);
       let res;
       try {
         res = await app.http.get(path);
       } finally {
-        app.deps.db.removeListener('query', listen);
+        stop();
       }
       expect(res.status, res.text).to.equal(200);
       const page = sent.find((q) => /^select\b/i.test(q.sql) && /\bfee_type\b/.test(q.sql) && /order by/i.test(q.sql));

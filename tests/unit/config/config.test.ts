@@ -33,6 +33,14 @@ describe('config', () => {
     expect(() => loadConfig({ ...base, QUERY_MAX_RELATION_HOPS: '-1' }, root)).to.throw(ConfigError, /QUERY_MAX_RELATION_HOPS/);
   });
 
+  it('SQLITE_READERS: 4 by default, 0 to 16 (16 starts, 17 is refused naming the setting)', () => {
+    expect(loadConfig(base, root).sqliteReaders).to.equal(4);
+    expect(loadConfig({ ...base, SQLITE_READERS: '0' }, root).sqliteReaders).to.equal(0);
+    expect(loadConfig({ ...base, SQLITE_READERS: '16' }, root).sqliteReaders).to.equal(16);
+    expect(() => loadConfig({ ...base, SQLITE_READERS: '17' }, root)).to.throw(ConfigError, /SQLITE_READERS: "17" is more than 16/);
+    expect(() => loadConfig({ ...base, SQLITE_READERS: 'two' }, root)).to.throw(ConfigError, /SQLITE_READERS/);
+  });
+
   it('reads the per-caller gate: CALLER_CONCURRENCY (at least 1), CALLER_QUEUE and CALLER_QUEUE_TIMEOUT', () => {
     expect(loadConfig(base, root).callerGate).to.deep.equal({ running: 6, waiting: 100, maxWaitMs: 10_000 });
     expect(loadConfig({ ...base, CALLER_CONCURRENCY: '2', CALLER_QUEUE: '0', CALLER_QUEUE_TIMEOUT: '250ms' }, root).callerGate).to.deep.equal({ running: 2, waiting: 0, maxWaitMs: 250 });
