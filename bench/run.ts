@@ -332,7 +332,7 @@ async function main(): Promise<void> {
     };
     const runs = await measureAll(o.rows, wanted);
     const results = medians(runs);
-    report(results, ratios(runs), o, o.rows);
+    report(results, ratios(runs), o, o.rows, config.sqliteReaders);
     reportCached(results);
     let scaled: { rows: number; results: Measured[]; ratios: ReturnType<typeof ratios> } | null = null;
     if (o.scale && o.scale > o.rows) {
@@ -343,7 +343,7 @@ async function main(): Promise<void> {
       process.stdout.write(`seeded up to ${o.scale} fee types in ${((Date.now() - t1) / 1000).toFixed(1)} s\n`);
       const big = await measureAll(o.scale, new Set(['listIndexed', 'findOne']));
       scaled = { rows: o.scale, results: medians(big), ratios: ratios(big) };
-      report(scaled.results, scaled.ratios, o, o.scale);
+      report(scaled.results, scaled.ratios, o, o.scale, config.sqliteReaders);
       for (const name of ['listIndexed', 'findOne']) {
         const a = medians(small).find((r) => r.scenario === name && r.target === 'service');
         const b = scaled.results.find((r) => r.scenario === name && r.target === 'service');
@@ -501,10 +501,12 @@ function reportCached(results: readonly Measured[]): void {
   }
 }
 
-function report(results: readonly Measured[], ratio: ReturnType<typeof ratios>, o: Options, rows: number): void {
+function report(results: readonly Measured[], ratio: ReturnType<typeof ratios>, o: Options, rows: number, sqliteReaders: number): void {
   const pad = (v: unknown, w: number): string => String(v).padStart(w);
   const rounds = Math.max(1, o.repeat);
   process.stdout.write(`\n${o.db}, ${rows} rows, ${o.connections} connections, ${o.duration} s per run${rounds > 1 ? `, medians of ${rounds} rounds (RSS and own memory: the largest)` : ''}\n`);
+  // The floor keeps knex's one sqlite3 connection; SQLITE_READERS=0 compares the service's own code on the same one.
+  if (o.db === 'sqlite') process.stdout.write(`the service reads on SQLITE_READERS=${sqliteReaders} read-only connections beside its writer; the floor on knex's one connection\n`);
   process.stdout.write(`${'scenario'.padEnd(14)}${'target'.padEnd(9)}${pad('conns', 6)}${pad('req/s', 8)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('non2xx', 8)}${pad('RSS MB', 8)}${pad('own MB', 8)}${pad('CPU ms/req', 12)}\n`);
   for (const r of results) {
     process.stdout.write(`${r.scenario.padEnd(14)}${r.target.padEnd(9)}${pad(r.connections, 6)}${pad(r.rps, 8)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${pad(r.non2xx, 8)}${pad(r.rssMb, 8)}${pad(r.ownMb, 8)}${pad(r.cpuMsPerReq, 12)}\n`);
