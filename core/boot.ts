@@ -48,7 +48,7 @@ export function createLogger(config: Config, buffered = false): Logger {
 export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
   const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders });
-  const events = createEventPipeline(config, db, dialect, log);
+  const events = createEventPipeline(config, db, dialect, log, readDb);
   // Processes sharing a database share cache keys in Redis; other deployments on the same Redis do not.
   const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
   const responseCache = createResponseCache(config, db, registry, log, namespace);

@@ -39,6 +39,8 @@ export class EventPipeline {
     opts: { pollMs: number; gapWaitMs: number },
     private readonly log: Logger,
     private readonly now: () => Date = () => new Date(),
+    /** Where committed events are read (SQLite's read-only connections); absent: `db`. */
+    private readonly readDb: Knex = db,
   ) {
     // The pipeline owns the one signal listener: it wakes the hub and every `onWake` listener.
     const fanSignal: EventSignal = {
@@ -50,7 +52,7 @@ export class EventPipeline {
       },
       close: async () => undefined,
     };
-    this.hub = new EventHub(db, fanSignal, opts, this.log);
+    this.hub = new EventHub(readDb, fanSignal, opts, this.log);
   }
 
   private hubWake: (() => void) | null = null;
@@ -148,17 +150,17 @@ export class EventPipeline {
 
   /** Committed events with id > `afterId`, oldest first (resume after a disconnect). */
   readAfter(afterId: number, limit = 500): Promise<StoredEvent[]> {
-    return readAfter(this.db, afterId, limit);
+    return readAfter(this.readDb, afterId, limit);
   }
 
   /** The committed events among `ids`, oldest first (one statement: a consumer that knows which it needs). */
   readIds(ids: readonly number[]): Promise<StoredEvent[]> {
-    return readIds(this.db, ids);
+    return readIds(this.readDb, ids);
   }
 
   /** The newest event id (0: none yet). */
   latestId(): Promise<number> {
-    return latestEventId(this.db);
+    return latestEventId(this.readDb);
   }
 
   async close(): Promise<void> {
@@ -179,7 +181,7 @@ export function eventActor(actor: { readonly id: number; readonly apiToken?: { r
  * PostgreSQL LISTEN/NOTIFY (a NOTIFY after each commit that appended events, coalesced: see signal.ts);
  * else polling alone (SQLite: a single node, poked in process at commit).
  */
-export function createEventPipeline(config: Config, db: Knex, dialect: Dialect, log: Logger): EventPipeline {
+export function createEventPipeline(config: Config, db: Knex, dialect: Dialect, log: Logger, readDb: Knex = db): EventPipeline {
   let signal: EventSignal = noSignal();
   if (config.redisUrl) {
     const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
@@ -188,5 +190,5 @@ export function createEventPipeline(config: Config, db: Knex, dialect: Dialect, 
     const target = listenTarget(config.database);
     if (target !== null) signal = postgresSignal(db, target, log);
   }
-  return new EventPipeline(db, dialect, signal, config.events, log);
+  return new EventPipeline(db, dialect, signal, config.events, log, undefined, readDb);
 }

@@ -44,6 +44,7 @@ const REFRESH_MS = 250;
 
 export interface RealtimeDeps {
   readonly config: Config;
+  /** Reads only (the outbox, filter checks): SQLite's read-only connections when there are. */
   readonly db: Knex;
   readonly dialect: Dialect;
   readonly registry: Registry;
