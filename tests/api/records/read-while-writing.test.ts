@@ -34,7 +34,9 @@ for (const dialect of DIALECTS) {
       const writing = app.deps.db.transaction(async (trx) => {
         await trx('fee_type').where({ id }).update({ fee_type: name, fee_type__fold: name.toLowerCase() });
         renamed();
-        await Promise.race([released, new Promise((r) => setTimeout(r, HOLD_AT_MOST_MS))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([released, new Promise((r) => (timer = setTimeout(r, HOLD_AT_MOST_MS)))]);
+        clearTimeout(timer);
       });
       await open;
       const reading = reads().then(() => {
