@@ -228,9 +228,14 @@ export class RecordService {
     return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY);
   }
 
+  /** Where reads outside a transaction go: SQLite's read-only connections, else the pool. */
+  private get reader(): Knex {
+    return this.deps.readDb ?? this.deps.db;
+  }
+
   async find(q: CheckedQuery): Promise<ListResult> {
     const { dialect } = this.deps;
-    const db = this.deps.readDb ?? this.deps.db;
+    const db = this.reader;
     const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
     const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate, this.budget()));
     await this.run(q.model, async () => this.deps.media?.attach(db, q.model, rows, records, q.populateMedia));
@@ -264,7 +269,7 @@ export class RecordService {
 
   async findGrouped(q: CheckedGroupQuery): Promise<GroupedListResult> {
     return this.run(q.model, async () => {
-      const db = this.deps.readDb ?? this.deps.db;
+      const db = this.reader;
       const out = await findGrouped(db, this.deps.dialect, q, this.budget());
       const grouped = out.groupRecords?.flatMap((g) => g.records) ?? [];
       await annotate(db, q.model, grouped, versionRead(q.model));
@@ -275,7 +280,7 @@ export class RecordService {
 
   async findOne(q: CheckedQuery, id: number): Promise<ApiRecord> {
     const { dialect } = this.deps;
-    const db = this.deps.readDb ?? this.deps.db;
+    const db = this.reader;
     return this.run(q.model, async () => {
       // FindOne takes no filters: a filter here is the caller's rule (issue 16), compiled into the same SELECT.
       const row = q.filter

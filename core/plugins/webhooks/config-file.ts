@@ -28,7 +28,7 @@ interface Declared {
 }
 
 /** `isModel`: whether a name is a model of the registry (a `model` naming none is refused). */
-export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJS.ProcessEnv = process.env, isModel: (name: string) => boolean = () => true): Declared[] {
+export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJS.ProcessEnv, isModel: (name: string) => boolean): Declared[] {
   const doc = parse(readFileSync(file, 'utf8')) as { webhooks?: unknown } | null;
   const list = doc?.webhooks ?? [];
   if (!Array.isArray(list)) throw new Error(`${file}: "webhooks" must be a list`);
@@ -50,7 +50,7 @@ export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJ
 
 export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfig): Promise<void> {
   if (!config.configFile) return;
-  const declared = readWebhookFile(config.configFile, config, process.env, (name) => store.deps.registry.get(name) !== undefined);
+  const declared = readWebhookFile(config.configFile, config, process.env, (name) => store.isModel(name));
   const h = store.hooks;
   const c = (n: string): string => store.col(h, n);
   const { db } = store.deps;

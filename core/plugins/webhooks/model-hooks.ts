@@ -15,7 +15,7 @@ const KNOWN = ['record.create', 'record.update', 'record.delete', 'record.recove
  * Problems of a webhook's fields (422 details.fields). `isModel`: whether a name is a model of the
  * registry (a `model` filter naming none would never match an event).
  */
-export function webhookProblems(data: Record<string, unknown>, allowHosts: readonly string[], isModel: (name: string) => boolean = () => true): Record<string, string[]> {
+export function webhookProblems(data: Record<string, unknown>, allowHosts: readonly string[], isModel: (name: string) => boolean): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   if (typeof data.model === 'string' && !isModel(data.model)) fields.model = [`no model named ${JSON.stringify(data.model)}`];
   if ('url' in data) {
@@ -35,7 +35,7 @@ export function webhookProblems(data: Record<string, unknown>, allowHosts: reado
 
 export function webhookModelHooks(store: WebhookStore, config: WebhooksConfig, poke: () => void): LifecycleHooks[] {
   const check = (data: Record<string, unknown>): void => {
-    const fields = webhookProblems(data, config.allowHosts, (name) => store.deps.registry.get(name) !== undefined);
+    const fields = webhookProblems(data, config.allowHosts, (name) => store.isModel(name));
     if (Object.keys(fields).length > 0) throw new HookError(422, `invalid webhook: ${Object.entries(fields).map(([k, v]) => `${k} ${v[0]}`).join('; ')}`, { fields });
   };
   return [

@@ -45,8 +45,8 @@ export interface SendOptions {
 /** Why `url` cannot be a destination at all (null: it may be, pending DNS). */
 export function urlProblem(url: unknown, allowHosts: readonly string[]): string | null {
   if (typeof url !== 'string') return 'must be a URL';
-  // The URL parser would drop them; the stored value would then not be the address sent to.
-  if (url !== url.trim() || /[\s]/.test(url)) return 'must not contain spaces or control characters';
+  // The URL parser would drop or rewrite them; the stored value would then not be the address sent to.
+  if (/[\s\x00-\x1f\x7f]/.test(url)) return 'must not contain spaces or control characters';
   let u: URL;
   try {
     u = new URL(url);

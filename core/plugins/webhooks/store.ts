@@ -79,6 +79,11 @@ export class WebhookStore {
     this.dialect = deps.dialect;
   }
 
+  /** Whether `name` is a model of the registry (a webhook's `model` filter must name one). */
+  isModel(name: string): boolean {
+    return this.deps.registry.get(name) !== undefined;
+  }
+
   /** Column of attribute `name` of `m`. */
   col(m: ContentType, name: string): string {
     const a = m.byName.get(name);

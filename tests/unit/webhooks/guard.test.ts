@@ -22,6 +22,7 @@ describe('webhooks: SSRF guard, backoff, signature', () => {
     expect(urlProblem('not a url', [])).to.match(/spaces/);
     expect(urlProblem(' https://example.com/hook', [])).to.match(/spaces/);
     expect(urlProblem('https://example.com/a\tb', [])).to.match(/control characters/);
+    expect(urlProblem('\x01https://example.com/hook', [])).to.match(/control characters/);
     expect(urlProblem('http://127.0.0.1:9000/x', [])).to.match(/WEBHOOK_ALLOW_HOSTS/);
     expect(urlProblem('http://127.0.0.1:9000/x', ['127.0.0.1'])).to.equal(null);
     expect(urlProblem('http://[::1]/x', [])).to.match(/private/);
