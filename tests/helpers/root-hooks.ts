@@ -9,11 +9,24 @@ import { DIALECTS } from './dialects';
 
 console.log(`test databases: ${DIALECTS.join(', ')}`);
 
+/** How long a connection closed by the last test may take to go (a MariaDB QUIT is answered by the server closing). */
+const CLOSING_GRACE_MS = 2000;
+
+function openSockets(): string[] {
+  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+  return handles
+    .filter((h): h is { remoteAddress?: string; remotePort?: number } => typeof h === 'object' && h !== null && (h as { constructor?: { name?: string } }).constructor?.name === 'Socket' && typeof (h as { remotePort?: unknown }).remotePort === 'number')
+    .map((s) => `${s.remoteAddress}:${s.remotePort}`);
+}
+
 export const mochaHooks = {
-  afterAll(): void {
-    const sockets = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().filter(
-      (h): h is { remoteAddress?: string; remotePort?: number } => typeof h === 'object' && h !== null && (h as { constructor?: { name?: string } }).constructor?.name === 'Socket' && typeof (h as { remotePort?: unknown }).remotePort === 'number',
-    );
-    if (sockets.length > 0) console.log(`still open after the tests: ${sockets.map((s) => `${s.remoteAddress}:${s.remotePort}`).join(', ')}`);
+  async afterAll(): Promise<void> {
+    const until = Date.now() + CLOSING_GRACE_MS;
+    let open = openSockets();
+    while (open.length > 0 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      open = openSockets();
+    }
+    if (open.length > 0) console.log(`still open ${CLOSING_GRACE_MS / 1000} s after the tests: ${open.join(', ')}`);
   },
 };
