@@ -185,6 +185,9 @@ export class Dispatcher {
         )
         .finally(() => {
           this.inFlight.delete(p);
+          // The outcome may be a retry, due later: the next look asks when, even if a look made while it
+          // was being written found nothing unfinished and went idle.
+          this.idleChecked = false;
           this.poke(); // the next delivery of the same record may be due now
         });
       this.inFlight.add(p);

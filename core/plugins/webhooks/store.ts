@@ -198,10 +198,12 @@ export class WebhookStore {
   async nextDue(): Promise<number | null> {
     const d = this.deliveries;
     const c = (n: string): string => this.col(d, n);
-    const [p] = (await this.deps.db(d.table).where(c('status'), 'pending').min({ at: c('nextAttemptAt') })) as { at: unknown }[];
-    const [l] = (await this.deps.db(d.table).where(c('status'), 'delivering').min({ at: c('leaseUntil') })) as { at: unknown }[];
-    const times = [p?.at, l?.at].filter((v) => v !== null && v !== undefined).map((v) => Date.parse(iso(v)));
-    return times.length ? Math.min(...times) : null;
+    // One statement, one snapshot: read as two, a delivery whose outcome (delivering → pending) committed
+    // between them was seen by neither, and the node went idle with a retry due (IDLE_POLL_MS late).
+    const [row] = (await this.deps.db(d.table)
+      .whereIn(c('status'), ['pending', 'delivering'])
+      .select(this.deps.db.raw(`min(CASE WHEN ?? = 'pending' THEN ?? ELSE ?? END) AS ??`, [c('status'), c('nextAttemptAt'), c('leaseUntil'), 'at']))) as { at: unknown }[];
+    return row?.at === null || row?.at === undefined ? null : Date.parse(iso(row.at));
   }
 
   /**

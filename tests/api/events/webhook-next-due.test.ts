@@ -1,0 +1,63 @@
+/**
+ * When the dispatcher next looks (core/plugins/webhooks/store.ts nextDue): the earliest of the pending
+ * deliveries' next attempts and the delivering ones' lease ends, read in one statement. Read in two, an
+ * outcome (delivering → pending) committing between them was seen by neither: the node went idle with a
+ * retry due, and sent it up to IDLE_POLL_MS late (a timing failure of the retry tests under load).
+ */
+import { expect } from 'chai';
+import { WebhookStore } from '../../../core/plugins/webhooks/store';
+import { DIALECTS } from '../../helpers/dialects';
+import { onEveryStatement } from '../../helpers/request-queries';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+const DELIVERIES = 'webhook_deliveries';
+
+for (const dialect of DIALECTS) {
+  describe(`webhook deliveries: when the next one falls due [${dialect}]`, function () {
+    this.timeout(60_000);
+    let app: TestApp;
+    let store: WebhookStore;
+    let ids: number[];
+
+    before(async () => {
+      // no dispatcher here: the deliveries stay as the test sets them
+      app = await startTestApp(dialect, { env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_DELIVERY: 'false' } });
+      store = new WebhookStore(app.deps);
+      const hook = await app.http.post('/api/webhook', { name: 'due', url: 'http://127.0.0.1:9/in', events: ['record.create'], model: 'institute' });
+      expect(hook.status, hook.text).to.equal(200);
+      for (const code of ['DUE1', 'DUE2']) expect((await app.http.post('/api/institute', { name: `Due ${code}`, code })).status).to.equal(200);
+      ids = ((await app.deps.db(DELIVERIES).select('id').orderBy('id')) as { id: number }[]).map((r) => Number(r.id));
+      expect(ids).to.have.length(2);
+    });
+    after(async () => {
+      await app?.close();
+    });
+
+    const set = (id: number, row: Record<string, unknown>) => app.deps.db(DELIVERIES).where({ id }).update(row);
+    const T1 = '2030-01-01T00:00:01.000Z';
+    const T2 = '2030-01-01T00:00:02.000Z';
+
+    it('the earlier of a pending next attempt and a delivering lease end, in one statement', async () => {
+      await set(ids[0], { status: 'pending', next_attempt_at: T2 });
+      await set(ids[1], { status: 'delivering', lease_until: T1, next_attempt_at: '2000-01-01T00:00:00.000Z' });
+      const statements: string[] = [];
+      const stop = onEveryStatement(app.deps, (q) => statements.push(q.sql));
+      try {
+        expect(await store.nextDue()).to.equal(Date.parse(T1));
+      } finally {
+        stop();
+      }
+      expect(statements, statements.join('\n')).to.have.length(1);
+      await set(ids[1], { status: 'delivering', lease_until: '2030-01-01T00:00:03.000Z' });
+      expect(await store.nextDue(), 'the pending one first').to.equal(Date.parse(T2));
+    });
+
+    it('a finished delivery counts for nothing; none unfinished: null', async () => {
+      await set(ids[0], { status: 'succeeded', next_attempt_at: T1 });
+      await set(ids[1], { status: 'pending', next_attempt_at: T2 });
+      expect(await store.nextDue()).to.equal(Date.parse(T2));
+      await set(ids[1], { status: 'failed' });
+      expect(await store.nextDue()).to.equal(null);
+    });
+  });
+}
