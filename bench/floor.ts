@@ -1,6 +1,6 @@
 /**
  * The floor: a minimal Koa + knex server, hand-written with the ideal SQL for each request of the
- * benchmark (the lists of bench/shapes.ts, findOne and create), answering the same JSON as the service.
+ * benchmark (the lists of bench/shapes.ts, findOne and create, alone or with its outbox row), answering the same JSON as the service.
  * Same driver as the service (knex with sqlite3, pg or mysql2), no authentication, no logging. Run as a child
  * process by bench/run.ts: `node dist/bench/floor.js` with DATABASE_URL, DATABASE_SCHEMA, PORT.
  */
@@ -10,7 +10,7 @@ import { loadConfig } from '../config';
 import type { Knex } from 'knex';
 import { connect } from '../database/connect';
 import { foldText } from '../core/registry/fold';
-import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, RELATION_PATH, SORT_PATH } from './shapes';
+import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, OUTBOX_HEADER, RELATION_PATH, SORT_PATH } from './shapes';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const { db, dialect } = connect(config.database);
@@ -173,8 +173,16 @@ app.use(async (ctx) => {
   if (ctx.method === 'POST' && ctx.path === '/api/fee-type') {
     const b = ctx.request.body as Row;
     const now = new Date().toISOString();
-    // INSERT … RETURNING (MySQL: the INSERT, then the row by its id)
-    const inserted = await dialect.insertReturning(db, 'fee_type', { fee_type: b.feeType, institute_id: b.instituteId ?? null, part_payment_allowed: b.partPaymentAllowed ?? false, late_payment_fees_type: b.latePaymentFeesType ?? null, late_payment_fees: b.latePaymentFees ?? null, due_date: b.dueDate ?? null, created_at: now, updated_at: now }, FEE_COLS);
+    const row = { fee_type: b.feeType, institute_id: b.instituteId ?? null, part_payment_allowed: b.partPaymentAllowed ?? false, late_payment_fees_type: b.latePaymentFeesType ?? null, late_payment_fees: b.latePaymentFees ?? null, due_date: b.dueDate ?? null, created_at: now, updated_at: now };
+    // INSERT … RETURNING (MySQL: the INSERT, then the row by its id); with OUTBOX_HEADER, in a transaction
+    // with its event's outbox row, as the service must write it (issue 15)
+    const inserted = ctx.get(OUTBOX_HEADER)
+      ? await db.transaction(async (trx) => {
+          const r = await dialect.insertReturning(trx as unknown as Knex, 'fee_type', row, FEE_COLS);
+          await trx('event_outbox').insert({ type: 'record.create', model: 'fee-type', record_id: r.id, actor_user_id: null, actor_token_id: null, created_at: now, data: JSON.stringify(feeTypeOnly(r)) });
+          return r;
+        })
+      : await dialect.insertReturning(db, 'fee_type', row, FEE_COLS);
     const [record] = await withInstitutes([inserted]);
     ctx.body = { statusCode: 200, message: [], error: '', data: { ...record, createdBy: null, updatedBy: null } };
     return;

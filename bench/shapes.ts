@@ -31,3 +31,6 @@ export const DEEP_PAGE_PATH = '/api/fee-type?sort[0]=id&limit=10&page=1000';
 
 /** A grouped list with each group's first records (populateGroup; default 10 per group, by id). */
 export const GROUP_RECORDS_PATH = '/api/fee-type?groupBy[0]=latePaymentFeesType&aggregates[0]=latePaymentFees:sum&populateGroup=true';
+
+/** A request header the floor reads (the service ignores it): write the create with its outbox row, in one transaction. */
+export const OUTBOX_HEADER = 'x-bench-floor-outbox';
