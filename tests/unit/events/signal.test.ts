@@ -69,4 +69,47 @@ describe('coalesced event signal (one NOTIFY or PUBLISH for many commits)', () =
     await idle;
     expect(s.calls).to.equal(2);
   });
+
+  it('with a gap: sends start at least minGapMs apart, the requests in the gap folded into one', async () => {
+    const starts: number[] = [];
+    const signal = coalesced(async () => {
+      starts.push(Date.now());
+    }, 40);
+    signal.request();
+    expect(starts).to.have.length(1);
+    await turn();
+    // the first send is over, but the gap is not: these wait, and go out as one
+    for (let i = 0; i < 20; i++) signal.request();
+    await turn();
+    expect(starts).to.have.length(1);
+    await signal.idle();
+    expect(starts).to.have.length(2);
+    expect(starts[1] - starts[0]).to.be.at.least(39);
+    // a request after the gap has passed is sent at once
+    await new Promise((r) => setTimeout(r, 45));
+    signal.request();
+    expect(starts).to.have.length(3);
+    await signal.idle();
+    expect(starts).to.have.length(3);
+  });
+
+  it('with a gap: a request during a send waits for the send and then the rest of the gap; idle() waits for it', async () => {
+    const s = heldSend();
+    const signal = coalesced(s.send, 30);
+    const t0 = Date.now();
+    signal.request();
+    signal.request();
+    s.release();
+    let done = false;
+    const idle = signal.idle().then(() => (done = true));
+    await turn();
+    expect(s.calls).to.equal(1);
+    expect(done).to.equal(false);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(s.calls).to.equal(2);
+    expect(Date.now() - t0).to.be.at.least(29);
+    s.release();
+    await idle;
+    expect(s.calls).to.equal(2);
+  });
 });
