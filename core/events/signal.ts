@@ -40,7 +40,8 @@ export const SIGNAL_MIN_GAP_MS = 10;
  */
 export function coalesced(send: () => Promise<void>, minGapMs = 0): Coalesced {
   let running: Promise<void> | null = null;
-  let waiting: { promise: Promise<void>; timer: NodeJS.Timeout } | null = null;
+  /** A send waiting for the gap to pass: resolves once it has started. */
+  let waiting: Promise<void> | null = null;
   let again = false;
   let lastStart = -Infinity;
   const run = (): void => {
@@ -57,14 +58,13 @@ export function coalesced(send: () => Promise<void>, minGapMs = 0): Coalesced {
   const start = (): void => {
     const wait = lastStart + minGapMs - Date.now();
     if (wait <= 0) return run();
-    let release: () => void = () => undefined;
-    const promise = new Promise<void>((resolve) => (release = resolve));
-    const timer = setTimeout(() => {
-      waiting = null;
-      run();
-      release();
-    }, wait);
-    waiting = { promise, timer };
+    waiting = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        waiting = null;
+        run();
+        resolve();
+      }, wait),
+    );
   };
   return {
     request() {
@@ -72,7 +72,7 @@ export function coalesced(send: () => Promise<void>, minGapMs = 0): Coalesced {
       else start();
     },
     async idle() {
-      while (running || waiting) await (running ?? waiting?.promise);
+      while (running || waiting) await (running ?? waiting);
     },
   };
 }
