@@ -139,14 +139,18 @@ const STAMP_COLUMNS = ['updated_at', 'updated_by_id'];
  * row shows them). Either way the other rows changed: they take the write's stamp (`updated_at`,
  * `updated_by_id` from `row`), so on a draft-enabled model each of their drafts now differs from its
  * published copy's stamp and says `_hasUnpublishedChanges` (drafts/annotate.ts compares the stamps).
+ * Returns the ids of the other active rows, which changed with it (each is a record change: issue 15).
  */
-export async function shareValues(db: Db, model: ContentType, rowId: number, row: Row, linksWritten = false): Promise<void> {
+export async function shareValues(db: Db, model: ContentType, rowId: number, row: Row, linksWritten = false): Promise<number[]> {
   const shared: Row = {};
   for (const c of sharedColumns(model)) if (c in row) shared[c] = row[c];
-  if (Object.keys(shared).length === 0 && !linksWritten) return;
+  if (Object.keys(shared).length === 0 && !linksWritten) return [];
   for (const c of STAMP_COLUMNS) if (c in row) shared[c] = row[c];
   const entry = (await localeRow(db, model, rowId))?.entry ?? rowId;
+  const others = (await entryRows(db, model, entry)).filter((r) => r.id !== rowId);
+  if (others.length === 0) return [];
   await db(model.table).where(ENTRY_COLUMN, entry).andWhereNot('id', rowId).update(shared);
+  return others.filter((r) => r.active).map((r) => r.id);
 }
 
 /** The entry id of record `id` of `target` (links name entries); `id` itself outside i18n models or when unknown. */

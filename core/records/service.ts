@@ -450,7 +450,7 @@ export class RecordService {
       const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
       await repo.updateRow(trx, model, id, stamp(row));
       // issue 14: shared values reach every locale row of the entry; links hang off the entry id
-      if (model.i18n) await loc.shareValues(trx, model, id, row, links.length > 0);
+      const siblings = model.i18n ? await loc.shareValues(trx, model, id, row, links.length > 0) : [];
       const linkOwner = await loc.entryIdOf(trx, model, id);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
       await this.mustStayInside(trx, model, id, caller, 'update');
@@ -460,6 +460,8 @@ export class RecordService {
       const answer = await this.withMedia(trx, model, id, record, data, prepared, caller);
       await annotate(trx, model, [answer], 'draft');
       await w.record(trx, 'update', model, id, answer, mode, state, 'active');
+      // the entry's other locale rows changed too (shared values, links, the stamp): a record.update each
+      for (const sibling of siblings) await w.alsoChanged(trx, 'update', model, sibling, 'active');
       return answer;
     });
     await w.committed();

@@ -118,6 +118,18 @@ export class Write {
     this.done.push({ kind, model: model.name, id, record: answer, mode, state });
   }
 
+  /**
+   * The event of a record the write changed besides the one it names (an i18n entry's other locale rows
+   * take its shared values), its record read now in `scope`. No hooks run for it: they run for the
+   * records the call writes.
+   */
+  async alsoChanged(trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, scope: SoftDeleteScope): Promise<void> {
+    if (!this.events) return;
+    const record = await this.effects.read(trx, model, id, scope);
+    await this.events.append(trx, [{ type: EVENT_OF[kind], model: model.name, recordId: id, actor: eventActor(this.actor), record }]);
+    this.appended = true;
+  }
+
   /** After the commit: the signal, then the after hooks (their failures are logged, the write stands). */
   async committed(): Promise<void> {
     if (this.appended) this.events?.committed();

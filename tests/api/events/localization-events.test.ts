@@ -114,5 +114,30 @@ for (const dialect of DIALECTS) {
       expect(got.json.data.record).to.include({ id: de.body.data.id, localeName: 'de', title: 'Hooked Webhaken' });
       expect((await app.http.patch(`/api/webhook/${hook.body.data.id}`, { enabled: false })).status).to.equal(200);
     });
+
+    it('an update of a shared value is a record.update of every active locale row of the entry, each as FindOne answers it', async () => {
+      const en = (await app.http.post('/api/article', { title: 'Shared en', price: 3 })).body.data.id as number;
+      const fr = (await app.http.post(`/api/article/${en}/localizations?locale=fr`, { title: 'Shared fr' })).body.data.id as number;
+      const de = (await app.http.post(`/api/article/${en}/localizations?locale=de`, { title: 'Shared de' })).body.data.id as number;
+      expect((await app.http.del(`/api/article/${de}`)).status).to.equal(200);
+      await fresh();
+      calls.splice(0);
+      const patched = await app.http.patch(`/api/article/${en}`, { price: 5 });
+      expect(patched.status, patched.text).to.equal(200);
+      const list = await fresh();
+      // the row the call names first; the archived de row changed too, but FindOne does not answer it: no event
+      expect(list.map((e) => [e.type, e.recordId])).to.deep.equal([
+        ['record.update', en],
+        ['record.update', fr],
+      ]);
+      const { localizations, ...frFindOne } = (await app.http.get(`/api/article/${fr}`)).body;
+      expect(localizations).to.deep.equal([{ id: en, locale: 'en' }]);
+      expect(frFindOne.price).to.equal(5);
+      expect(list[1].record).to.deep.equal(frFindOne);
+      expect(list[1].actor).to.deep.equal({ userId: app.admin!.id, apiTokenId: null });
+      // a localized value changes the named row alone
+      expect((await app.http.patch(`/api/article/${en}`, { title: 'Shared en again' })).status).to.equal(200);
+      expect((await fresh()).map((e) => [e.type, e.recordId])).to.deep.equal([['record.update', en]]);
+    });
   });
 }
