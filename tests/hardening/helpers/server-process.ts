@@ -27,10 +27,10 @@ export interface ServerProcess {
 
 
 /** Starts the server with `env` (DATABASE_URL, DATA_DIR, MIGRATIONS_DIR …) and waits until it listens. */
-export async function startServerProcess(env: Record<string, string>, opts: { bootTimeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, opts: { bootTimeoutMs?: number; nodeArgs?: readonly string[] } = {}): Promise<ServerProcess> {
   const port = await freePort();
   const fullEnv = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', IAM_JWT_SECRET: TEST_JWT_SECRET, IAM_BCRYPT_COST: '4', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port), ...env };
-  const proc = spawn(process.execPath, [join(ROOT, 'dist', 'core', 'main.js')], {
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'dist', 'core', 'main.js')], {
     cwd: ROOT,
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
