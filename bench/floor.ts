@@ -9,6 +9,7 @@ import { koaBody } from 'koa-body';
 import { loadConfig } from '../config';
 import type { Knex } from 'knex';
 import { connect } from '../database/connect';
+import { EVENTS_TABLE } from '../core/events/table';
 import { foldText } from '../core/registry/fold';
 import { CONTAINSI_PATH, DEEP_PAGE_PATH, DEEP_PATH, GROUP_RECORDS_PATH, LIST_PATH, M2M_PATH, OUTBOX_HEADER, RELATION_PATH, SORT_PATH } from './shapes';
 
@@ -179,7 +180,7 @@ app.use(async (ctx) => {
     const inserted = ctx.get(OUTBOX_HEADER)
       ? await db.transaction(async (trx) => {
           const r = await dialect.insertReturning(trx as unknown as Knex, 'fee_type', row, FEE_COLS);
-          await trx('event_outbox').insert({ type: 'record.create', model: 'fee-type', record_id: r.id, actor_user_id: null, actor_token_id: null, created_at: now, data: JSON.stringify(feeTypeOnly(r)) });
+          await trx(EVENTS_TABLE).insert({ type: 'record.create', model: 'fee-type', record_id: r.id, actor_user_id: null, actor_token_id: null, created_at: now, data: JSON.stringify(feeTypeOnly(r)) });
           return r;
         })
       : await dialect.insertReturning(db, 'fee_type', row, FEE_COLS);

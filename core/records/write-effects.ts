@@ -110,11 +110,7 @@ export class Write {
    * or `payload` read earlier) and remembers it for the after hooks.
    */
   async record(trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, answer: ApiRecord, mode: BeforeContext['mode'], state: Record<string, unknown>, scope: SoftDeleteScope, payload?: ApiRecord | null): Promise<void> {
-    if (this.events) {
-      const record = payload !== undefined ? payload : await this.effects.eventRecord(trx, model, id, scope, answer);
-      await this.events.append(trx, [{ type: EVENT_OF[kind], model: model.name, recordId: id, actor: eventActor(this.actor), record }]);
-      this.appended = true;
-    }
+    if (this.events) await this.append(this.events, trx, kind, model, id, payload !== undefined ? payload : await this.effects.eventRecord(trx, model, id, scope, answer));
     this.done.push({ kind, model: model.name, id, record: answer, mode, state });
   }
 
@@ -124,9 +120,12 @@ export class Write {
    * records the call writes.
    */
   async alsoChanged(trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, scope: SoftDeleteScope): Promise<void> {
-    if (!this.events) return;
-    const record = await this.effects.read(trx, model, id, scope);
-    await this.events.append(trx, [{ type: EVENT_OF[kind], model: model.name, recordId: id, actor: eventActor(this.actor), record }]);
+    if (this.events) await this.append(this.events, trx, kind, model, id, await this.effects.read(trx, model, id, scope));
+  }
+
+  /** Appends the one event of record `id` (in the write's transaction), by this write's actor. */
+  private async append(events: EventPipeline, trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, record: ApiRecord | null): Promise<void> {
+    await events.append(trx, [{ type: EVENT_OF[kind], model: model.name, recordId: id, actor: eventActor(this.actor), record }]);
     this.appended = true;
   }
 
