@@ -162,9 +162,11 @@ export class WebhookStore {
     const token = randomBytes(12).toString('hex');
     const at = now.toISOString();
     const lease = new Date(now.getTime() + leaseMs).toISOString();
+    // the status with its folded shadow column (what the `…i` filter operators read)
+    const status = Object.entries(withFolds(d, { [c('status')]: 'delivering' }));
     const set = {
-      sql: `?? = 'delivering', ?? = ?, ?? = ?, updated_at = ?`,
-      bindings: [c('status'), c('leaseUntil'), lease, c('leaseToken'), token, at],
+      sql: `${status.map(() => '?? = ?').join(', ')}, ?? = ?, ?? = ?, updated_at = ?`,
+      bindings: [...status.flat(), c('leaseUntil'), lease, c('leaseToken'), token, at],
     };
     const candidates = {
       sql: `SELECT d.id FROM ?? d
@@ -235,7 +237,7 @@ export class WebhookStore {
     };
     if (next.nextAttemptAt) changes[c('nextAttemptAt')] = next.nextAttemptAt;
     if (next.status === 'succeeded') changes[c('deliveredAt')] = attempt.at;
-    const n = await db(d.table).where('id', claimed.id).where(c('leaseToken'), claimed.leaseToken).update(changes);
+    const n = await db(d.table).where('id', claimed.id).where(c('leaseToken'), claimed.leaseToken).update(withFolds(d, changes));
     return Number(n) > 0;
   }
 }

@@ -206,6 +206,11 @@ for (const dialect of DIALECTS) {
       const [d] = await settle(id, 1, ['failed']);
       expect(d.attemptCount).to.be.at.least(3);
       expect(d.lastError).to.equal('receiver answered 500');
+      // the case-insensitive operators see the status and error the attempts wrote (their folded shadow columns)
+      const byFold = async (q: string) => (await app.http.get(`/api/webhook-delivery?filters[webhookId][$eq]=${id}&${q}`)).body.records.map((r: any) => r.id);
+      expect(await byFold('filters[status][$eqi]=FAILED')).to.deep.equal([d.id]);
+      expect(await byFold('filters[status][$eqi]=pending')).to.deep.equal([]);
+      expect(await byFold('filters[lastError][$containsi]=ANSWERED 500')).to.deep.equal([d.id]);
       expect((await app.http.post('/api/webhook-delivery', { status: 'pending' })).status).to.equal(405);
       expect((await app.http.patch(`/api/webhook-delivery/${d.id}`, { status: 'succeeded' })).status).to.equal(422);
       rx.respond = () => 204;
@@ -213,6 +218,8 @@ for (const dialect of DIALECTS) {
       expect(resent.status).to.equal(200);
       const [again] = await settle(id, 1, ['succeeded']);
       expect(again.attempts.at(-1).status).to.equal(204);
+      expect(await byFold('filters[status][$eqi]=Succeeded')).to.deep.equal([d.id]);
+      expect(await byFold('filters[lastError][$containsi]=answered')).to.deep.equal([]);
       expect((await app.http.patch(`/api/webhook-delivery/${d.id}`, { status: 'pending' })).status).to.equal(409);
       await disable(id);
     });

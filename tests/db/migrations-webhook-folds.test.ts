@@ -1,0 +1,72 @@
+/**
+ * A delivery's claim and attempts once wrote `status` and `last_error` without their case-fold shadow
+ * columns. The `webhook-delivery-folds` migration recomputes both for existing rows (several batches
+ * here), with the service's own fold, on every database.
+ */
+import { expect } from 'chai';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+import { loadConfig } from '../../config';
+import { connect } from '../../database/connect';
+import { migrateLatest } from '../../database/migrate';
+import { foldText } from '../../core/registry/fold';
+import { DIALECTS } from '../helpers/dialects';
+import { ROOT } from '../helpers/test-app';
+import { createTestDatabase } from '../helpers/test-db';
+
+const SHIPPED = join(ROOT, 'database', 'migrations');
+const MIGRATION = /_webhook-delivery-folds\.js$/;
+/** More rows than the migration's batch (300). */
+const ROWS = 650;
+
+for (const dialect of DIALECTS) {
+  describe(`migrations: webhook delivery folds are recomputed [${dialect}]`, () => {
+    it('rows with stale status / last_error folds get the fold of their values; NULL stays NULL', async function () {
+      this.timeout(60_000);
+      const database = await createTestDatabase(dialect);
+      const dir = join(database.dir, 'migrations');
+      mkdirSync(dir, { recursive: true });
+      const files = readdirSync(SHIPPED).filter((f) => f.endsWith('.js')).sort();
+      const at = files.findIndex((f) => MIGRATION.test(f));
+      expect(at, 'the shipped webhook-delivery-folds migration').to.be.greaterThan(0);
+      const db: Knex = connect(loadConfig({ ...database.env, IAM_JWT_SECRET: 'x'.repeat(32), NODE_ENV: 'test' }, ROOT).database).db;
+      try {
+        for (const f of files.slice(0, at)) copyFileSync(join(SHIPPED, f), join(dir, f));
+        await migrateLatest(db, dir);
+        const now = new Date().toISOString();
+        const errors = ['Receiver answered 500', 'ZEIT ÜBERSCHRITTEN', null];
+        for (let i = 0; i < ROWS; i += 100) {
+          const rows = Array.from({ length: Math.min(100, ROWS - i) }, (_, k) => {
+            const n = i + k;
+            return {
+              created_at: now,
+              updated_at: now,
+              webhook_id: 1,
+              event_id: n + 1,
+              status: n % 2 ? 'succeeded' : 'failed',
+              status__fold: 'pending',
+              attempt_count: 1,
+              attempts: '[]',
+              last_error: errors[n % 3],
+              last_error__fold: 'stale',
+            };
+          });
+          await db('webhook_deliveries').insert(rows);
+        }
+        for (const f of files.slice(at)) copyFileSync(join(SHIPPED, f), join(dir, f));
+        expect(await migrateLatest(db, dir)).to.include(files[at]);
+        const rows = (await db('webhook_deliveries').select('status', 'status__fold', 'last_error', 'last_error__fold').orderBy('id')) as Record<string, string | null>[];
+        expect(rows).to.have.length(ROWS);
+        for (const r of rows) {
+          expect(r.status__fold).to.equal(r.status);
+          expect(r.last_error__fold).to.equal(r.last_error === null ? null : foldText(r.last_error));
+        }
+        expect(rows[1].last_error__fold).to.equal('zeit überschritten');
+      } finally {
+        await db.destroy();
+        await database.drop();
+      }
+    });
+  });
+}
