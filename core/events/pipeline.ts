@@ -89,17 +89,17 @@ export class EventPipeline {
     return stored;
   }
 
-  /** After a commit that appended events: wake this node's consumers now and tell the other nodes. */
+  /** After a commit that appended events: wake this node's subscribers now and tell the other nodes. */
   committed(): void {
     this.hub.poke();
-    for (const w of [...this.wakers]) w();
     this.signal.publish();
   }
 
   /**
-   * `fn` runs whenever events may have been committed (here or, through the signal, on another node),
-   * without reading them: for consumers that read their own tables (the webhook dispatcher). Cheaper
-   * than `subscribe`, which reads the outbox. Returns the function that stops it.
+   * `fn` runs whenever another node signals that it committed events (or a signal may have been missed:
+   * the signal's connection came back), without reading them: for consumers that read their own tables
+   * and learn of this node's commits otherwise (the webhook dispatcher, from its fan-out). Cheaper than
+   * `subscribe`, which reads the outbox. Returns the function that stops it.
    */
   onWake(fn: () => void): () => void {
     this.wakers.add(fn);

@@ -2,7 +2,9 @@
  * The cross-node "new events committed" signal. It carries no event (consumers read the outbox), so a
  * lost signal only delays: the hub also polls. Redis pub/sub when REDIS_URL is set; else PostgreSQL
  * LISTEN/NOTIFY (database/dialects/postgres-notify.ts); else none (SQLite: one node, in-process poke).
+ * A signal names the process that sent it, which passes over its own (it woke its consumers at commit).
  */
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -11,9 +13,9 @@ import { listenPostgres, notifyCommitted, type PgListener } from '../../database
 export interface EventSignal {
   /** Which mechanism (logged at start, shown in DEPLOYMENT.md). */
   readonly kind: 'redis' | 'postgres' | 'none';
-  /** Tell every node (this one too, or not: the hub pokes itself) that events were committed. */
+  /** Tell every other node that events were committed. */
   publish(): void;
-  /** Calls `fn` when another node (or this one) says events were committed. */
+  /** Calls `fn` when another node says events were committed (or when they may have been unheard: a reconnect). */
   listen(fn: () => void): void;
   close(): Promise<void>;
 }
@@ -81,8 +83,12 @@ export function noSignal(): EventSignal {
   return { kind: 'none', publish() {}, listen() {}, async close() {} };
 }
 
+/** Names this process's signals. */
+const newOrigin = (): string => randomBytes(8).toString('hex');
+
 export function redisSignal(url: string, namespace: string, log: Logger): EventSignal {
   const channel = `ris:${namespace}:events`;
+  const origin = newOrigin();
   // Connections open on first use: a CLI run that writes nothing opens none.
   let pub: Redis | null = null;
   let sub: Redis | null = null;
@@ -102,7 +108,7 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
   };
   const signal = coalesced(async () => {
     const p = publisher();
-    if (p.status === 'ready') await p.publish(channel, '1').catch(unavailable);
+    if (p.status === 'ready') await p.publish(channel, origin).catch(unavailable);
   }, SIGNAL_MIN_GAP_MS);
   return {
     kind: 'redis',
@@ -113,7 +119,9 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
       sub = new Redis(url, { maxRetriesPerRequest: 2 });
       sub.on('error', unavailable);
       sub.subscribe(channel).catch(unavailable);
-      sub.on('message', () => fn());
+      sub.on('message', (_channel: string, from: string) => {
+        if (from !== origin) fn();
+      });
     },
     async close() {
       await signal.idle();
@@ -128,11 +136,12 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
  * one dedicated connection per node listens.
  */
 export function postgresSignal(db: Knex, connectionString: string, log: Logger): EventSignal {
+  const origin = newOrigin();
   let listener: PgListener | null = null;
   let warned = false;
   const signal = coalesced(async () => {
     try {
-      await notifyCommitted(db);
+      await notifyCommitted(db, origin);
       warned = false;
     } catch (err) {
       if (!warned) log.warn({ err }, 'events: NOTIFY failed; nodes learn of events by polling meanwhile');
@@ -143,7 +152,13 @@ export function postgresSignal(db: Knex, connectionString: string, log: Logger):
     kind: 'postgres',
     publish: () => signal.request(),
     listen(fn) {
-      listener ??= listenPostgres(connectionString, fn, log);
+      listener ??= listenPostgres(
+        connectionString,
+        (from) => {
+          if (from !== origin) fn();
+        },
+        log,
+      );
     },
     async close() {
       await signal.idle();

@@ -45,6 +45,12 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres' | 'mysql';
   /** SELECT … FOR UPDATE is meaningful (SQLite serializes writers anyway). */
   readonly rowLocks: boolean;
+  /**
+   * A statement inside a transaction sees every transaction committed before it began (PostgreSQL's
+   * READ COMMITTED; SQLite: one writer at a time), and `INSERT … RETURNING` answers many rows. MySQL:
+   * no (REPEATABLE READ keeps the transaction's first snapshot; no RETURNING).
+   */
+  readonly freshInsertReturning: boolean;
   /** The rows of a `knex.raw` SELECT (the drivers answer in different shapes). */
   rawRows(result: unknown): Record<string, unknown>[];
   /** `column` matches `value` as plain text (`%`, `_`, `\` match themselves); never NULL for a non-null column. */
@@ -73,6 +79,12 @@ export interface Dialect {
    * spelled out where the database takes it; MySQL has no such clause and sorts NULLs so already.
    */
   sortDirection(direction: 'asc' | 'desc'): string;
+  /**
+   * A `?` placeholder of a timestamp or JSON column's type, for places where the database cannot take the
+   * type from a column (a CASE branch): PostgreSQL casts (`CAST(? AS timestamptz)`); the others store
+   * both as text and take the text as it is.
+   */
+  typedParam(kind: 'timestamp' | 'json'): string;
   /**
    * A last ORDER BY term of a grouped Find (after every group key, so it never changes the order), or
    * null. MariaDB drops an ORDER BY that repeats its GROUP BY when the query also has COUNT(DISTINCT …)

@@ -75,6 +75,7 @@ type Row = Record<string, unknown>;
 export const mysqlDialect: Dialect = {
   ...mysqlDates,
   rowLocks: true,
+  freshInsertReturning: false,
   lockRows: lockRowsWith('FOR UPDATE'),
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],
@@ -126,6 +127,7 @@ export const mysqlDialect: Dialect = {
   },
 
   // NULL is MySQL's smallest value: first ascending, last descending, as NULLS FIRST|LAST say elsewhere.
+  typedParam: () => '?',
   sortDirection: (direction) => (direction === 'asc' ? 'ASC' : 'DESC'),
 
   like(column, value, { caseInsensitive, mode }) {

@@ -12,9 +12,12 @@ import type { DatabaseTarget } from '../../config/schema';
 
 export const EVENTS_CHANNEL = 'ris_events';
 
-/** Tells every listening node that events were committed (a statement of its own, outside any transaction). */
-export async function notifyCommitted(db: Knex): Promise<void> {
-  await db.raw(`NOTIFY ${EVENTS_CHANNEL}`);
+/**
+ * Tells every listening node that events were committed (a statement of its own, outside any
+ * transaction); `origin` (the payload) lets the sending node, which listens too, pass over its own.
+ */
+export async function notifyCommitted(db: Knex, origin: string): Promise<void> {
+  await db.raw('SELECT pg_notify(?, ?)', [EVENTS_CHANNEL, origin]);
 }
 
 /** The connection string to LISTEN on, when the service runs on PostgreSQL (null: SQLite). */
@@ -26,7 +29,8 @@ export interface PgListener {
   close(): Promise<void>;
 }
 
-export function listenPostgres(connectionString: string, onNotify: () => void, log: Logger): PgListener {
+/** Listens on the events channel: `onNotify` gets each notification's payload, and null on (re)connecting (anything may have been committed meanwhile). */
+export function listenPostgres(connectionString: string, onNotify: (payload: string | null) => void, log: Logger): PgListener {
   let client: Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
@@ -45,10 +49,10 @@ export function listenPostgres(connectionString: string, onNotify: () => void, l
     };
     c.on('error', lost);
     c.on('end', () => lost(new Error('connection ended')));
-    c.on('notification', () => onNotify());
+    c.on('notification', (n) => onNotify(n.payload ?? null));
     c.connect()
       .then(() => c.query(`LISTEN ${EVENTS_CHANNEL}`))
-      .then(() => onNotify()) // events committed while not listening
+      .then(() => onNotify(null)) // events committed while not listening
       .catch(lost);
   };
   connect();

@@ -62,8 +62,10 @@ export const postgresDialect: Dialect = {
   async analyze(db) {
     await db.raw('ANALYZE');
   },
+  typedParam: (kind) => (kind === 'timestamp' ? 'CAST(? AS timestamptz)' : 'CAST(? AS jsonb)'),
   sortDirection: nullsSpelledOut,
   rowLocks: true,
+  freshInsertReturning: true,
   rawRows,
   claimRows: claimWithReturning(true, rawRows),
   // NO KEY UPDATE: two lockers (and UPDATEs) still queue, but a foreign-key check of another table's insert

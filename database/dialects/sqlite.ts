@@ -24,8 +24,10 @@ export const sqliteDialect: Dialect = {
   async analyze(db) {
     await db.raw('ANALYZE');
   },
+  typedParam: () => '?',
   sortDirection: nullsSpelledOut,
   rowLocks: false,
+  freshInsertReturning: true,
   // One connection writes at a time (a transaction holds the database's write lock): nothing to take.
   lockRows: async () => undefined,
   rawRows,

@@ -1,9 +1,16 @@
 /**
- * Sends due deliveries from this node: claims them (store.claim), POSTs each signed (Standard Webhooks),
- * records the attempt, and schedules a retry with exponential backoff and jitter until WEBHOOK_RETRY_FOR
- * has passed, then marks the delivery failed. Woken by every committed event (the event hub) and every
- * WEBHOOK_POLL_INTERVAL (retries fall due, another node's lease runs out).
+ * Sends deliveries from this node, POSTs each signed (Standard Webhooks), records the attempt, and
+ * schedules a retry with exponential backoff and jitter until WEBHOOK_RETRY_FOR has passed, then marks
+ * the delivery failed. Two ways in:
+ * - handed off: the fan-out of a write on this node inserts its deliveries already leased to this node
+ *   (`reserve`), and hands them over with their events and webhooks once the write commits (`handOff`):
+ *   no claim, no read;
+ * - claimed (store.claim): the rest (retries, deliveries waiting for an earlier one of their record,
+ *   another node's, those of a node that died, a full queue here), looked for when one may be due: a
+ *   fan-out committed pending ones (`look`), another node signalled a commit, an attempt failed, a
+ *   retry's time came, and every WEBHOOK_POLL_INTERVAL while unfinished deliveries exist.
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { WebhooksConfig } from '../../../config/schema';
 import type { EventPipeline, StoredEvent } from '../../plugin-api';
@@ -45,6 +52,27 @@ interface Queued {
   readonly claimed: Claimed;
   readonly hook: Webhook | undefined;
   readonly event: StoredEvent | undefined;
+  /** Handed off by this node's fan-out (not claimed). */
+  readonly handed: boolean;
+}
+
+/** Which deliveries keep their order among themselves: one webhook's of one record. */
+export function recordKey(webhookId: number, model: string | null, recordId: number | null): string {
+  return `${webhookId}:${model}:${recordId}`;
+}
+
+/** Room reserved for deliveries a write's fan-out inserts leased to this node (see `Dispatcher.reserve`). */
+export interface DeliveryLease {
+  readonly token: string;
+  readonly until: Date;
+  readonly count: number;
+}
+
+/** A delivery handed over after its write committed: already leased here, with its webhook and event. */
+export interface Handed {
+  readonly claimed: Claimed;
+  readonly hook: Webhook;
+  readonly event: StoredEvent;
 }
 
 export class Dispatcher {
@@ -53,6 +81,18 @@ export class Dispatcher {
   /** Unfinished deliveries exist (claimed, pending or another node's): poll at WEBHOOK_POLL_INTERVAL; else slowly. */
   private armed = true;
   private idleChecked = false;
+  /**
+   * Pending deliveries may be due that nobody hands this node: a claim is worth its statement. Cleared
+   * by a claim that found fewer than it had room for; set by whatever can make one due.
+   */
+  private claimable = true;
+  /** Deliveries reserved by fan-outs whose transactions have not ended. */
+  private reserved = 0;
+  /**
+   * Webhook and record (`recordKey`) of handed-off deliveries that a later delivery of the same record
+   * waits for (inserted pending behind it here): when one is sent, that one is due, and a look claims it.
+   */
+  private readonly waitedFor = new Set<string>();
   private unsubscribe: (() => void) | null = null;
   private ticking = false;
   private again = false;
@@ -78,13 +118,50 @@ export class Dispatcher {
 
   start(): void {
     if (this.unsubscribe || this.closed) return;
-    // Woken by every commit (this node) and the event signal (other nodes), without reading the outbox;
-    // with no webhook enabled and nothing unfinished there is nothing to claim (a claim is a write: on
-    // SQLite one more turn of the writer lock per record write).
+    // Woken by another node's signal, without reading the outbox (this node's writes hand their deliveries
+    // over, or call `look`); with no webhook enabled and nothing unfinished there is nothing to claim (a
+    // claim is a write: on SQLite one more turn of the writer lock per record write).
     this.unsubscribe = this.events.onWake(() => {
-      if (this.armed || this.running > 0 || this.queue.length > 0 || !this.hooks?.knownEmpty()) this.poke();
+      if (this.armed || this.running > 0 || this.queue.length > 0 || !this.hooks?.knownEmpty()) this.look();
     });
     this.poke();
+  }
+
+  /** Pending deliveries may be due (committed here or elsewhere, or sent again by an admin): claim them. */
+  look(): void {
+    this.claimable = true;
+    this.poke();
+  }
+
+  /**
+   * Room for `count` deliveries a write's fan-out inserts leased to this node, sent as soon as the write
+   * commits; null (no room: at most WEBHOOK_CONCURRENCY × CLAIM_AHEAD wait here; closing): they are
+   * inserted pending and claimed. Every lease given ends with `handOff` or `release`.
+   */
+  reserve(count: number): DeliveryLease | null {
+    if (this.closed || !this.unsubscribe) return null;
+    if (this.running + this.queue.length + this.reserved + count > this.config.concurrency * CLAIM_AHEAD) return null;
+    this.reserved += count;
+    return { token: randomBytes(12).toString('hex'), until: new Date(Date.now() + this.config.leaseMs), count };
+  }
+
+  /**
+   * The write committed: `handed` (inserted delivering under `lease`) are sent now; the rest of the room
+   * is free again. `waiting`: `recordKey`s of the write's deliveries inserted pending behind an earlier
+   * one of their record (this node looks for them when a handed-off one of that record is sent).
+   */
+  handOff(lease: DeliveryLease, handed: readonly Handed[], waiting: readonly string[]): void {
+    this.reserved -= lease.count;
+    for (const k of waiting) this.waitedFor.add(k);
+    if (waiting.length > 0) this.look();
+    const leaseEnds = lease.until.getTime();
+    for (const h of handed) this.queue.push({ leaseEnds, claimed: h.claimed, hook: h.hook, event: h.event, handed: true });
+    this.send();
+  }
+
+  /** The write rolled back (or inserted nothing under `lease`): its room is free again. */
+  release(lease: DeliveryLease): void {
+    this.reserved -= lease.count;
   }
 
   /** The next unprompted look: soon while deliveries are unfinished, else every IDLE_POLL_MS (a node that died idle). */
@@ -107,7 +184,7 @@ export class Dispatcher {
     this.agents.https.destroy();
   }
 
-  poke(): void {
+  private poke(): void {
     if (this.closed) return;
     if (this.ticking) {
       this.again = true;
@@ -128,10 +205,13 @@ export class Dispatcher {
     try {
       // Enough claimed and waiting: the next claim when the queue runs low (a sent one pokes again).
       if (this.queue.length > this.config.concurrency) return;
-      const room = this.config.concurrency * CLAIM_AHEAD - this.running - this.queue.length;
+      const room = this.config.concurrency * CLAIM_AHEAD - this.running - this.queue.length - this.reserved;
       if (room <= 0) return;
       const leaseEnds = Date.now() + this.config.leaseMs;
+      this.claimable = false;
       const claimed = await this.store.claim(room, this.config.leaseMs);
+      // a full claim may have left more behind
+      if (claimed.length >= room) this.claimable = true;
       // The claimed deliveries' events and webhooks, one statement each (not one per delivery). The
       // webhooks are read now, not taken from the fan-out's list: one disabled or deleted a moment ago sends nothing.
       const events = new Map((await this.events.readIds(claimed.map((c) => c.eventId))).map((e) => [e.id, e]));
@@ -149,10 +229,11 @@ export class Dispatcher {
         this.armed = true;
         this.idleChecked = false;
       }
-      for (const c of claimed) this.queue.push({ leaseEnds, claimed: c, hook: hooks.get(c.webhookId), event: events.get(c.eventId) });
+      for (const c of claimed) this.queue.push({ leaseEnds, claimed: c, hook: hooks.get(c.webhookId), event: events.get(c.eventId), handed: false });
       this.send();
     } catch (err) {
       this.armed = true;
+      this.claimable = true;
       this.log.warn({ err }, 'webhooks: claiming deliveries failed; retrying at the next poll');
     } finally {
       this.schedule(dueAt);
@@ -166,29 +247,44 @@ export class Dispatcher {
    */
   private send(): void {
     while (!this.closed && this.running < this.config.concurrency && this.queue.length > 0) {
-      const { leaseEnds, claimed: c, hook, event } = this.queue.shift() as Queued;
+      const { leaseEnds, claimed: c, hook, event, handed } = this.queue.shift() as Queued;
       // A lease that could run out before the attempt does (receivers slow to WEBHOOK_TIMEOUT ahead of
       // it): not sent; it is claimed again when its lease ends, here or on another node (never twice at once).
-      if (Date.now() + this.config.timeoutMs >= leaseEnds) continue;
+      if (Date.now() + this.config.timeoutMs >= leaseEnds) {
+        this.armed = true;
+        this.claimable = true;
+        continue;
+      }
       this.running += 1;
       // The sending slot is free once the attempt is over; its outcome is written with others
       // meanwhile (FinishBatch), and its end may make the record's next delivery due.
+      let delivered = false;
       const p: Promise<void> = this.attempt(c, hook, event)
         .finally(() => {
           this.running -= 1;
           this.send();
         })
-        .then((outcome) => this.outcomes.finish(outcome))
+        .then((outcome) => {
+          delivered = outcome.next.status === 'succeeded';
+          return this.outcomes.finish(outcome);
+        })
         .then(
           () => undefined,
-          (err: unknown) => this.log.warn({ err, delivery: c.id }, 'webhooks: a delivery attempt failed to run or be recorded; its lease will run out and it is tried again'),
+          (err: unknown) => {
+            delivered = false;
+            this.log.warn({ err, delivery: c.id }, 'webhooks: a delivery attempt failed to run or be recorded; its lease will run out and it is tried again');
+          },
         )
         .finally(() => {
           this.inFlight.delete(p);
-          // The outcome may be a retry, due later: the next look asks when, even if a look made while it
-          // was being written found nothing unfinished and went idle.
+          // A handed-off delivery sent at the first attempt leaves nothing to look for, unless a later
+          // delivery of its record waits for it here (another node's waits for that node's next look).
+          // Anything else may: a retry due later (the next look asks when, even if a look made while the
+          // outcome was being written found nothing unfinished and went idle), more claimed work behind it.
+          const waitedFor = event !== undefined && this.waitedFor.delete(recordKey(c.webhookId, event.model, event.recordId));
+          if (handed && delivered && !this.claimable && !waitedFor) return;
           this.idleChecked = false;
-          this.poke(); // the next delivery of the same record may be due now
+          this.look();
         });
       this.inFlight.add(p);
     }

@@ -1,8 +1,9 @@
 /** Which webhooks get an event (pure), and the step that creates their deliveries in the event's transaction. */
 import type { Knex } from 'knex';
 import type { StoredEvent } from '../../plugin-api';
+import { recordKey, type DeliveryLease, type Handed } from './dispatcher';
 import type { WebhookCache } from './hook-cache';
-import { DELIVERY, WEBHOOK, type Webhook, type WebhookStore } from './store';
+import { DELIVERY, WEBHOOK, type NewDelivery, type Webhook, type WebhookStore } from './store';
 
 /** `*`, an exact type, or `<prefix>.*`. */
 export function eventMatches(patterns: readonly string[], type: string): boolean {
@@ -17,13 +18,30 @@ export function wants(hook: Webhook, e: StoredEvent): boolean {
 /** The webhooks' own models send nothing (a webhook about deliveries would feed itself). */
 const SILENT = new Set([WEBHOOK, DELIVERY]);
 
+/** This node's dispatcher, as the fan-out sees it (dispatcher.ts). */
+export interface DeliveryOwner {
+  reserve(count: number): DeliveryLease | null;
+  handOff(lease: DeliveryLease, handed: readonly Handed[], waiting: readonly string[]): void;
+  release(lease: DeliveryLease): void;
+  look(): void;
+}
+
+/** A transaction of its own, not a savepoint inside another (whose end is not the commit). */
+const topLevel = (trx: Knex.Transaction): boolean => !(trx as unknown as { parentTransaction?: unknown }).parentTransaction;
+
 /**
- * The step every event append runs in the write's transaction: a pending delivery per matching enabled
- * webhook, committed with the event (so none for a rolled-back write, none lost after a commit). The
- * webhooks come from `cache` (hook-cache.ts), checked by `version` (the webhook events' version probe, which the events'
- * own INSERT evaluated): a write that no webhook wants costs no statement.
+ * The step every event append runs in the write's transaction: a delivery per matching enabled webhook,
+ * committed with the event (so none for a rolled-back write, none lost after a commit). The webhooks come
+ * from `cache` (hook-cache.ts), checked by `version` (the webhook events' version probe, which the
+ * events' own INSERT evaluated): a write that no webhook wants costs no statement.
+ *
+ * With `owner` (this node sends deliveries) and a database where `Dialect.freshInsertReturning` holds,
+ * the deliveries are inserted leased to this node and handed to its dispatcher when the transaction
+ * commits, events and webhooks in hand (store.insertOwned); otherwise, or when the dispatcher has no
+ * room, they are inserted pending and the dispatcher is asked to claim them after the commit.
  */
-export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: number) {
+export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: number, owner: DeliveryOwner | null) {
+  const handsOff = store.deps.dialect.freshInsertReturning;
   return async (trx: Knex.Transaction, events: readonly StoredEvent[], version?: unknown): Promise<void> => {
     if (events.some((e) => e.model === WEBHOOK)) cache.writingIn(trx);
     const relevant = events.filter((e) => e.model === null || !SILENT.has(e.model));
@@ -32,7 +50,30 @@ export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: num
     // connection is this transaction's.
     const hooks = await cache.enabled(trx, version);
     if (hooks.length === 0) return;
-    const rows = relevant.flatMap((e) => hooks.filter((h) => wants(h, e)).map((h) => ({ webhookId: h.id, eventId: e.id, eventType: e.type, model: e.model, recordId: e.recordId })));
-    await store.insertDeliveries(trx, rows, new Date(), retryForMs);
+    const pairs = relevant.flatMap((e) => hooks.filter((h) => wants(h, e)).map((h) => ({ hook: h, event: e })));
+    if (pairs.length === 0) return;
+    const rows: NewDelivery[] = pairs.map(({ hook, event: e }) => ({ webhookId: hook.id, eventId: e.id, eventType: e.type, model: e.model, recordId: e.recordId }));
+    const now = new Date();
+    const lease = owner && handsOff && topLevel(trx) ? owner.reserve(rows.length) : null;
+    if (!owner || !lease) {
+      await store.insertDeliveries(trx, rows, now, retryForMs);
+      if (owner) trx.executionPromise.then(() => owner.look(), () => undefined);
+      return;
+    }
+    let owned: Awaited<ReturnType<WebhookStore['insertOwned']>>;
+    try {
+      owned = await store.insertOwned(trx, rows, now, retryForMs, lease);
+    } catch (err) {
+      owner.release(lease);
+      throw err;
+    }
+    const byDelivery = new Map(pairs.map((p) => [`${p.hook.id}:${p.event.id}`, p]));
+    const handed: Handed[] = owned.map((claimed) => ({ claimed, ...(byDelivery.get(`${claimed.webhookId}:${claimed.eventId}`) as (typeof pairs)[number]) }));
+    const sent = new Set(owned.map((c) => `${c.webhookId}:${c.eventId}`));
+    const waiting = pairs.filter((p) => !sent.has(`${p.hook.id}:${p.event.id}`)).map((p) => recordKey(p.hook.id, p.event.model, p.event.recordId));
+    trx.executionPromise.then(
+      () => owner.handOff(lease, handed, waiting),
+      () => owner.release(lease),
+    );
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The webhooks plugin (issue 15): admin-only models `webhook` and `webhook-delivery` (served by the
  * record API), deliveries created in the transaction of each event (fanout.ts, from the in-memory list of
- * enabled webhooks of hook-cache.ts, checked by the outbox INSERT), sent by one node each
- * (dispatcher.ts), signed per Standard Webhooks (signature.ts), behind an SSRF guard (ssrf.ts).
+ * enabled webhooks of hook-cache.ts, checked by the outbox INSERT), sent by one node each (dispatcher.ts:
+ * the writing node's, handed over at commit, or claimed), signed per Standard Webhooks (signature.ts),
+ * behind an SSRF guard (ssrf.ts).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -34,7 +35,7 @@ export function webhooks(): Plugin {
   return {
     name: 'webhooks',
     contentTypesDir: contentTypesDir(),
-    hooks: (deps) => webhookModelHooks(storeOf(deps), deps.config.webhooks, () => dispatchers.forEach((d) => d.poke())),
+    hooks: (deps) => webhookModelHooks(storeOf(deps), deps.config.webhooks, () => dispatchers.forEach((d) => d.look())),
     bootstrap: async (deps) => syncWebhookFile(storeOf(deps), deps.config.webhooks),
     // Called once per server (createApp): the fan-out joins the event pipeline; the dispatcher starts.
     routes: (_router, deps) => {
@@ -42,11 +43,11 @@ export function webhooks(): Plugin {
       if (!events) return;
       const store = storeOf(deps);
       const cache = new WebhookCache(store, deps.config.events.pollMs);
-      events.onAppend(fanOut(store, cache, deps.config.webhooks.retryForMs), events.versionProbe(WEBHOOK));
-      if (deps.config.webhooks.deliver) {
-        const d = new Dispatcher(store, events, deps.config.webhooks, deps.log, cache);
-        dispatchers.push(d);
-        d.start();
+      const dispatcher = deps.config.webhooks.deliver ? new Dispatcher(store, events, deps.config.webhooks, deps.log, cache) : null;
+      events.onAppend(fanOut(store, cache, deps.config.webhooks.retryForMs, dispatcher), events.versionProbe(WEBHOOK));
+      if (dispatcher) {
+        dispatchers.push(dispatcher);
+        dispatcher.start();
       }
     },
     async close() {

@@ -45,6 +45,18 @@ export interface Finish {
   readonly next: { readonly status: 'succeeded' | 'failed' | 'pending'; readonly nextAttemptAt: string | null };
 }
 
+/** A delivery to create: one event for one webhook. */
+export interface NewDelivery {
+  readonly webhookId: number;
+  readonly eventId: number;
+  readonly eventType: string;
+  readonly model: string | null;
+  readonly recordId: number | null;
+}
+
+/** Rows per INSERT statement. */
+const INSERT_CHUNK = 200;
+
 /** Attempts kept per delivery (the oldest are dropped beyond). */
 export const MAX_ATTEMPT_LOG = 100;
 
@@ -123,14 +135,13 @@ export class WebhookStore {
     return r && { ...this.toHook(r), source: String(r[this.col(this.hooks, 'source')]) };
   }
 
-  /** New pending deliveries (in the transaction of the events they carry). */
-  async insertDeliveries(trx: Db, rows: readonly { webhookId: number; eventId: number; eventType: string; model: string | null; recordId: number | null }[], now: Date, retryForMs: number): Promise<void> {
-    if (rows.length === 0) return;
+  /** The rows of new deliveries, pending and due now. */
+  private newRows(rows: readonly NewDelivery[], now: Date, retryForMs: number): Record<string, unknown>[] {
     const d = this.deliveries;
     const at = now.toISOString();
     const until = new Date(now.getTime() + retryForMs).toISOString();
     const c = (n: string): string => this.col(d, n);
-    const values = rows.map((r) =>
+    return rows.map((r) =>
       withFolds(d, {
         created_at: at,
         updated_at: at,
@@ -146,7 +157,62 @@ export class WebhookStore {
         [c('attempts')]: '[]',
       }),
     );
-    for (let i = 0; i < values.length; i += 200) await trx(d.table).insert(values.slice(i, i + 200));
+  }
+
+  /** New pending deliveries (in the transaction of the events they carry), for any node to claim. */
+  async insertDeliveries(trx: Db, rows: readonly NewDelivery[], now: Date, retryForMs: number): Promise<void> {
+    const values = this.newRows(rows, now, retryForMs);
+    for (let i = 0; i < values.length; i += INSERT_CHUNK) await trx(this.deliveries.table).insert(values.slice(i, i + INSERT_CHUNK));
+  }
+
+  /**
+   * New deliveries (in the transaction of the events they carry) already claimed by this node under
+   * `lease`, to be sent as soon as the transaction commits: no claim, no read of their events. A delivery
+   * whose webhook has an earlier one of the same record still unfinished (pending or delivering, on any
+   * node) is inserted pending instead, and waits for its turn as any pending one (in order per record).
+   * Only where `Dialect.freshInsertReturning`: the check must see every delivery committed before it (two
+   * writes of one record are ordered by the record's row lock), and the statement answers the rows.
+   * A pending row keeps the lease columns it was inserted with; they mean nothing until it is claimed.
+   * Answers the deliveries inserted as delivering (this node's to send).
+   */
+  async insertOwned(trx: Db, rows: readonly NewDelivery[], now: Date, retryForMs: number, lease: { readonly token: string; readonly until: Date }): Promise<Claimed[]> {
+    const d = this.deliveries;
+    const c = (n: string): string => this.col(d, n);
+    const statusColumns = new Set(Object.keys(withFolds(d, { [c('status')]: 'pending' })));
+    const values = this.newRows(rows, now, retryForMs).map((v) => ({ ...v, [c('leaseUntil')]: lease.until.toISOString(), [c('leaseToken')]: lease.token }));
+    const earlier = `(SELECT 1 FROM ?? e WHERE e.?? = ? AND e.?? = ? AND e.?? = ? AND e.?? IN ('pending', 'delivering'))`;
+    const retryUntil = new Date(now.getTime() + retryForMs).toISOString();
+    const owned: Claimed[] = [];
+    // a record's second delivery to one webhook in the same statement would not see the first: it waits
+    const seen = new Set<string>();
+    for (let i = 0; i < values.length; i += INSERT_CHUNK) {
+      const chunk = values.slice(i, i + INSERT_CHUNK);
+      const columns = Object.keys(chunk[0]);
+      const bindings: Knex.RawBinding[] = [d.table, ...columns];
+      const tuples = chunk.map((row, k) => {
+        const r = rows[i + k];
+        const key = `${r.webhookId}:${r.model}:${r.recordId}`;
+        const first = r.recordId === null || !seen.has(key);
+        seen.add(key);
+        const cells = columns.map((col) => {
+          if (!statusColumns.has(col)) {
+            bindings.push(row[col] as Knex.RawBinding);
+            return '?';
+          }
+          if (!first) return `'pending'`;
+          bindings.push(d.table, c('webhookId'), r.webhookId, c('model'), r.model, c('recordId'), r.recordId, c('status'));
+          return `CASE WHEN EXISTS ${earlier} THEN 'pending' ELSE 'delivering' END`;
+        });
+        return `(${cells.join(', ')})`;
+      });
+      bindings.push(c('webhookId'), c('eventId'), c('status'));
+      const sql = `INSERT INTO ?? (${columns.map(() => '??').join(', ')}) VALUES ${tuples.join(', ')} RETURNING id, ??, ??, ??`;
+      for (const r of this.dialect.rawRows(await trx.raw(sql, bindings))) {
+        if (r[c('status')] !== 'delivering') continue;
+        owned.push({ id: Number(r.id), webhookId: Number(r[c('webhookId')]), eventId: Number(r[c('eventId')]), attemptCount: 0, retryUntil, attempts: [], leaseToken: lease.token });
+      }
+    }
+    return owned;
   }
 
   /**
@@ -210,34 +276,49 @@ export class WebhookStore {
 
   /**
    * Records attempts and the deliveries' next states, each if this node still holds its lease: one
-   * commit for them all (one transaction when there are several), whether each was recorded.
+   * UPDATE for them all (a CASE per column over their ids), one commit. A delivery another node took
+   * over meanwhile (its lease ran out) keeps that node's state.
    */
-  async finishAll(items: readonly Finish[]): Promise<boolean[]> {
-    if (items.length === 1) return [await this.finish(this.deps.db, items[0])];
-    return this.deps.db.transaction(async (trx) => {
-      const done: boolean[] = [];
-      for (const item of items) done.push(await this.finish(trx, item));
-      return done;
-    });
-  }
-
-  /** Records an attempt and the delivery's next state, if this node still holds its lease. */
-  private async finish(db: Db, { claimed, attempt, next }: Finish): Promise<boolean> {
+  async finishAll(items: readonly Finish[]): Promise<void> {
+    if (items.length === 0) return;
     const d = this.deliveries;
     const c = (n: string): string => this.col(d, n);
-    const attempts = [...claimed.attempts, attempt].slice(-MAX_ATTEMPT_LOG);
-    const changes: Record<string, unknown> = {
-      [c('status')]: next.status,
-      [c('attemptCount')]: claimed.attemptCount + 1,
-      [c('attempts')]: JSON.stringify(attempts),
-      [c('lastError')]: attempt.error,
-      [c('leaseUntil')]: null,
-      [c('leaseToken')]: null,
-      updated_at: attempt.at,
-    };
-    if (next.nextAttemptAt) changes[c('nextAttemptAt')] = next.nextAttemptAt;
-    if (next.status === 'succeeded') changes[c('deliveredAt')] = attempt.at;
-    const n = await db(d.table).where('id', claimed.id).where(c('leaseToken'), claimed.leaseToken).update(withFolds(d, changes));
-    return Number(n) > 0;
+    const typed = new Map<string, string>([
+      ['updated_at', this.dialect.typedParam('timestamp')],
+      [c('nextAttemptAt'), this.dialect.typedParam('timestamp')],
+      [c('deliveredAt'), this.dialect.typedParam('timestamp')],
+      [c('attempts'), this.dialect.typedParam('json')],
+    ]);
+    const changes = items.map(({ claimed, attempt, next }) => {
+      const row: Record<string, unknown> = {
+        [c('status')]: next.status,
+        [c('attempts')]: JSON.stringify([...claimed.attempts, attempt].slice(-MAX_ATTEMPT_LOG)),
+        [c('lastError')]: attempt.error,
+        updated_at: attempt.at,
+      };
+      if (next.nextAttemptAt) row[c('nextAttemptAt')] = next.nextAttemptAt;
+      if (next.status === 'succeeded') row[c('deliveredAt')] = attempt.at;
+      return withFolds(d, row);
+    });
+    const columns = [...new Set(changes.flatMap((r) => Object.keys(r)))];
+    const bindings: Knex.RawBinding[] = [d.table];
+    const sets = columns.map((col) => {
+      bindings.push(col);
+      const whens = items.flatMap(({ claimed }, i) => {
+        if (!(col in changes[i])) return [];
+        bindings.push(claimed.id, changes[i][col] as Knex.RawBinding);
+        return [`WHEN ? THEN ${typed.get(col) ?? '?'}`];
+      });
+      bindings.push(col);
+      // a column only some set (the next attempt's time, the delivery time) keeps its value in the others
+      return `?? = CASE id ${whens.join(' ')} ELSE ?? END`;
+    });
+    // the lease holder alone writes the count, so the count it claimed plus one is the column's plus one
+    bindings.push(c('attemptCount'), c('attemptCount'), c('leaseUntil'), c('leaseToken'));
+    const where = items.map(({ claimed }) => {
+      bindings.push(claimed.id, c('leaseToken'), claimed.leaseToken);
+      return '(id = ? AND ?? = ?)';
+    });
+    await this.deps.db.raw(`UPDATE ?? SET ${sets.join(', ')}, ?? = ?? + 1, ?? = NULL, ?? = NULL WHERE ${where.join(' OR ')}`, bindings);
   }
 }

@@ -224,6 +224,21 @@ for (const dialect of DIALECTS) {
       await disable(id);
     });
 
+    it('sends nothing for a write that rolled back (bulk with a conflicting item); the next write is sent', async () => {
+      const { id } = await addHook({ events: ['record.create'], model: 'fee-type' });
+      expect((await app.http.post('/api/fee-type', { feeType: 'Rollback Taken' })).status).to.equal(200);
+      await rx.until((r) => r.length >= 1);
+      rx.received.splice(0);
+      const bulk = await app.http.post('/api/fee-type/bulk', Array.from({ length: 12 }, (_, i) => ({ feeType: i === 11 ? 'Rollback Taken' : `Rollback ${i}` })));
+      expect(bulk.status).to.equal(409);
+      await sleep(300);
+      expect(rx.received).to.deep.equal([]);
+      expect((await deliveriesOf(id)).filter((d) => d.status !== 'succeeded')).to.deep.equal([]);
+      const next = (await app.http.post('/api/fee-type', { feeType: 'Rollback After' })).body.data.id;
+      await rx.until((r) => r.some((x) => x.json.data.recordId === next));
+      await disable(id);
+    });
+
     it('keeps the order per record while retrying; other records are not held up', async () => {
       const { id } = await addHook({ events: ['record.create', 'record.update'], model: 'fee-type' });
       const a = (await app.http.post('/api/fee-type', { feeType: 'Ordered A' })).body.data.id;

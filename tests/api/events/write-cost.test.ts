@@ -94,6 +94,36 @@ for (const dialect of DIALECTS) {
       expect((await app.http.patch(`/api/webhook/${hook}`, { enabled: false })).status).to.equal(200);
     });
 
+    it('the writing node sends its deliveries without claiming them or reading their events; outcomes are written together', async () => {
+      const hook = await addHook('cost-hand-off');
+      await createFee(); // the fan-out has read the webhook list
+      await new Promise((r) => setTimeout(r, 300)); // the looks the webhook's creation caused are over
+      rx.received.splice(0);
+      const N = 6;
+      const ids: number[] = [];
+      const sql = await statementsOf(async () => {
+        await Promise.all(Array.from({ length: N }, async () => ids.push(await createFee())));
+        await rx.until((r) => ids.every((id) => r.some((x) => x.json?.data?.recordId === id)), 5000);
+        await new Promise((r) => setTimeout(r, 300)); // the outcomes are written
+      });
+      const deliveries = sql.filter((s) => /webhook_deliveries/.test(s));
+      const inserts = deliveries.filter((s) => /^\s*insert\b/i.test(s));
+      const updates = deliveries.filter((s) => /^\s*update\b/i.test(s));
+      expect(inserts, deliveries.join('\n')).to.have.length(N);
+      if (app.deps.dialect.freshInsertReturning) {
+        // no claim (an UPDATE to 'delivering'), no read of the outbox for the deliveries' events
+        expect(updates.filter((s) => /'delivering'/.test(s)), deliveries.join('\n')).to.deep.equal([]);
+        expect(sql.filter((s) => /^\s*select\b/i.test(s) && /event_outbox/.test(s)), sql.join('\n')).to.deep.equal([]);
+        // one UPDATE records the outcomes that finish within FINISH_WINDOW_MS of each other
+        expect(updates.length, deliveries.join('\n')).to.be.within(1, N - 1);
+      }
+      for (const id of ids) {
+        const [d] = (await deliveryFor(hook, id)) as { status: string; attemptCount: number }[];
+        expect(d).to.include({ status: 'succeeded', attemptCount: 1 });
+      }
+      expect((await app.http.patch(`/api/webhook/${hook}`, { enabled: false })).status).to.equal(200);
+    });
+
     it('a webhook created, disabled or enabled applies to the very next write on its node', async () => {
       await createFee(); // the cache holds the list without the new webhook
       const hook = await addHook('cost-next');
