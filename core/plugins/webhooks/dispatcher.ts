@@ -219,6 +219,9 @@ export class Dispatcher {
       if (claimed.length === 0 && this.running === 0 && this.queue.length === 0) {
         // Nothing to send now: when is the next thing due (a retry, another node's lease)? Nothing: idle.
         // An idle node woken by a commit that made no delivery stays idle without asking again.
+        // Nothing is being sent here either, so no delivery here is waited for any more (a key left by a
+        // delivery that finished before its follower's write committed goes).
+        if (this.reserved === 0) this.waitedFor.clear();
         if (this.armed || !this.idleChecked) {
           const due = await this.store.nextDue();
           this.armed = due !== null;
