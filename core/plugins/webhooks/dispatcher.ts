@@ -153,7 +153,11 @@ export class Dispatcher {
   handOff(lease: DeliveryLease, handed: readonly Handed[], waiting: readonly string[]): void {
     this.reserved -= lease.count;
     for (const k of waiting) this.waitedFor.add(k);
-    if (waiting.length > 0) this.look();
+    if (waiting.length > 0) {
+      // and, should that look find them still waiting, the next one asks when they fall due (polls)
+      this.idleChecked = false;
+      this.look();
+    }
     const leaseEnds = lease.until.getTime();
     for (const h of handed) this.queue.push({ leaseEnds, claimed: h.claimed, hook: h.hook, event: h.event, handed: true });
     this.send();
@@ -219,9 +223,9 @@ export class Dispatcher {
       if (claimed.length === 0 && this.running === 0 && this.queue.length === 0) {
         // Nothing to send now: when is the next thing due (a retry, another node's lease)? Nothing: idle.
         // An idle node woken by a commit that made no delivery stays idle without asking again.
-        // Nothing is being sent here either, so no delivery here is waited for any more (a key left by a
-        // delivery that finished before its follower's write committed goes).
-        if (this.reserved === 0) this.waitedFor.clear();
+        // No attempt here is under way or being recorded either, so no delivery here is waited for any more
+        // (a key left by a delivery that finished before its follower's write committed goes).
+        if (this.inFlight.size === 0) this.waitedFor.clear();
         if (this.armed || !this.idleChecked) {
           const due = await this.store.nextDue();
           this.armed = due !== null;

@@ -239,6 +239,29 @@ for (const dialect of DIALECTS) {
       await disable(id);
     });
 
+    it('on a fresh node, a record\'s writes in quick succession are all sent in order, each soon after the one it waited for', async () => {
+      // a node of its own, idle since it started: nothing else keeps it looking
+      const db2 = await createTestDatabase(dialect);
+      const node = await startTestApp(dialect, { database: db2, env: FAST });
+      try {
+        const hook = await node.http.post('/api/webhook', { name: 'quick', url: `${rx.url}/quick`, events: ['record.create', 'record.update'], model: 'fee-type' });
+        expect(hook.status, hook.text).to.equal(200);
+        await sleep(300);
+        const id = (await node.http.post('/api/fee-type', { feeType: 'Quick' })).body.data.id;
+        // each update's delivery is inserted while the one before it is unfinished: it waits for it
+        for (let i = 1; i <= 3; i++) expect((await node.http.patch(`/api/fee-type/${id}`, { latePaymentFees: i })).status).to.equal(200);
+        const mine = () => rx.received.filter((r) => r.path === '/quick');
+        await rx.until(() => mine().length >= 4, 5000);
+        expect(mine().map((r) => r.json.data.record.latePaymentFees ?? null)).to.deep.equal([null, 1, 2, 3]);
+        // well under the idle node's own look (IDLE_POLL_MS, 30 s; 2 s on SQLite)
+        const at = mine().map((r) => r.at);
+        expect(at[3] - at[0]).to.be.below(1500);
+      } finally {
+        await node.close();
+        await db2.drop();
+      }
+    });
+
     it('keeps the order per record while retrying; other records are not held up', async () => {
       const { id } = await addHook({ events: ['record.create', 'record.update'], model: 'fee-type' });
       const a = (await app.http.post('/api/fee-type', { feeType: 'Ordered A' })).body.data.id;
