@@ -234,18 +234,13 @@ export class WebhookStore {
       sql: `${status.map(() => '?? = ?').join(', ')}, ?? = ?, ?? = ?, updated_at = ?`,
       bindings: [...status.flat(), c('leaseUntil'), lease, c('leaseToken'), token, at],
     };
+    const waits = this.waitsForEarlier('d');
     const candidates = {
       sql: `SELECT d.id FROM ?? d
         WHERE ((d.?? = 'pending' AND d.?? <= ?) OR (d.?? = 'delivering' AND d.?? < ?))
-          AND NOT EXISTS (
-            SELECT 1 FROM ?? e
-            WHERE e.?? = d.?? AND e.?? = d.?? AND e.?? = d.?? AND e.id < d.id AND e.?? IN ('pending', 'delivering'))
+          AND NOT ${waits.sql}
         ORDER BY d.id LIMIT ?`,
-      bindings: [
-        d.table, c('status'), c('nextAttemptAt'), at, c('status'), c('leaseUntil'), at,
-        d.table, c('webhookId'), c('webhookId'), c('model'), c('model'), c('recordId'), c('recordId'), c('status'),
-        limit,
-      ],
+      bindings: [d.table, c('status'), c('nextAttemptAt'), at, c('status'), c('leaseUntil'), at, ...waits.bindings, limit],
     };
     const columns = [c('webhookId'), c('eventId'), c('attemptCount'), c('retryUntil'), c('attempts')];
     const rows = await this.dialect.claimRows(this.deps.db, { table: d.table, set, candidates, columns });
@@ -262,15 +257,36 @@ export class WebhookStore {
       .sort((a, b) => a.id - b.id);
   }
 
-  /** When the next unfinished delivery falls due (a pending one's time, a delivering one's lease end), in ms; null: none. */
+  /**
+   * `alias`'s delivery has an earlier one of the same webhook and record still unfinished (pending or
+   * delivering): it waits for it (in order per record).
+   */
+  private waitsForEarlier(alias: string): { sql: string; bindings: Knex.RawBinding[] } {
+    const d = this.deliveries;
+    const c = (n: string): string => this.col(d, n);
+    return {
+      sql: `EXISTS (SELECT 1 FROM ?? e WHERE e.?? = ${alias}.?? AND e.?? = ${alias}.?? AND e.?? = ${alias}.?? AND e.id < ${alias}.id AND e.?? IN ('pending', 'delivering'))`,
+      bindings: [d.table, c('webhookId'), c('webhookId'), c('model'), c('model'), c('recordId'), c('recordId'), c('status')],
+    };
+  }
+
+  /**
+   * When the next unfinished delivery falls due (a pending one's time, a delivering one's lease end), in
+   * ms; null: none. A pending one that waits for an earlier one of its record counts for nothing: the
+   * earlier one's time stands for it (it was counted as "due now", and a node polled every few ms for as
+   * long as a receiver stayed down).
+   */
   async nextDue(): Promise<number | null> {
     const d = this.deliveries;
     const c = (n: string): string => this.col(d, n);
+    const waits = this.waitsForEarlier('x');
     // One statement, one snapshot: read as two, a delivery whose outcome (delivering → pending) committed
     // between them was seen by neither, and the node went idle with a retry due (IDLE_POLL_MS late).
-    const [row] = (await this.deps.db(d.table)
-      .whereIn(c('status'), ['pending', 'delivering'])
-      .select(this.deps.db.raw(`min(CASE WHEN ?? = 'pending' THEN ?? ELSE ?? END) AS ??`, [c('status'), c('nextAttemptAt'), c('leaseUntil'), 'at']))) as { at: unknown }[];
+    const [row] = this.dialect.rawRows(
+      await this.deps.db.raw(`SELECT min(CASE WHEN x.?? = 'pending' THEN x.?? ELSE x.?? END) AS ?? FROM ?? x WHERE x.?? IN ('pending', 'delivering') AND NOT (x.?? = 'pending' AND ${waits.sql})`, [
+        c('status'), c('nextAttemptAt'), c('leaseUntil'), 'at', d.table, c('status'), c('status'), ...waits.bindings,
+      ]),
+    ) as { at: unknown }[];
     return row?.at === null || row?.at === undefined ? null : Date.parse(iso(row.at));
   }
 

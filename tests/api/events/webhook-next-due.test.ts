@@ -55,6 +55,25 @@ for (const dialect of DIALECTS) {
       expect(await store.nextDue(), 'the pending one first').to.equal(Date.parse(T2));
     });
 
+    it('a pending delivery waiting for an earlier one of its record counts for nothing; the earlier one\'s time stands', async () => {
+      const [first] = (await app.deps.db(DELIVERIES).where({ id: ids[0] }).select('record_id', 'model')) as { record_id: number; model: string }[];
+      const other = (await app.deps.db(DELIVERIES).where({ id: ids[1] }).first()) as { record_id: number };
+      try {
+        // the second delivery is now of the first's record: it waits while the first retries
+        await app.deps.db(DELIVERIES).where({ id: ids[1] }).update({ record_id: first.record_id, model: first.model });
+        await set(ids[0], { status: 'pending', next_attempt_at: T2 });
+        await set(ids[1], { status: 'pending', next_attempt_at: '2000-01-01T00:00:00.000Z' });
+        expect(await store.nextDue(), 'the earlier delivery\'s retry, not the waiting one\'s past time').to.equal(Date.parse(T2));
+        await set(ids[0], { status: 'delivering', lease_until: T1 });
+        expect(await store.nextDue()).to.equal(Date.parse(T1));
+        // once the earlier one is finished, the waiting one is due
+        await set(ids[0], { status: 'succeeded' });
+        expect(await store.nextDue()).to.equal(Date.parse('2000-01-01T00:00:00.000Z'));
+      } finally {
+        await app.deps.db(DELIVERIES).where({ id: ids[1] }).update({ record_id: other.record_id });
+      }
+    });
+
     it('a finished delivery counts for nothing; none unfinished: null', async () => {
       await set(ids[0], { status: 'succeeded', next_attempt_at: T1 });
       await set(ids[1], { status: 'pending', next_attempt_at: T2 });
