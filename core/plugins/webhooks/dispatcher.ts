@@ -19,7 +19,7 @@ import { FinishBatch } from './finish-batch';
 import type { WebhookCache } from './hook-cache';
 import { keepAliveAgents, sendOnce, type Agents } from './send';
 import { signedHeaders } from './signature';
-import type { AttemptLog, Claimed, Finish, Webhook, WebhookStore } from './store';
+import { recordKey, type AttemptLog, type Claimed, type Finish, type Webhook, type WebhookStore } from './store';
 
 /** The JSON body a receiver gets (Standard Webhooks' `type`, `timestamp`, `data`). */
 export function deliveryBody(event: StoredEvent): string {
@@ -54,11 +54,6 @@ interface Queued {
   readonly event: StoredEvent | undefined;
   /** Handed off by this node's fan-out (not claimed). */
   readonly handed: boolean;
-}
-
-/** Which deliveries keep their order among themselves: one webhook's of one record. */
-export function recordKey(webhookId: number, model: string | null, recordId: number | null): string {
-  return `${webhookId}:${model}:${recordId}`;
 }
 
 /** Room reserved for deliveries a write's fan-out inserts leased to this node (see `Dispatcher.reserve`). */

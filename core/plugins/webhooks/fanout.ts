@@ -1,9 +1,9 @@
 /** Which webhooks get an event (pure), and the step that creates their deliveries in the event's transaction. */
 import type { Knex } from 'knex';
 import type { StoredEvent } from '../../plugin-api';
-import { recordKey, type DeliveryLease, type Handed } from './dispatcher';
+import type { DeliveryLease, Handed } from './dispatcher';
 import type { WebhookCache } from './hook-cache';
-import { DELIVERY, WEBHOOK, type NewDelivery, type Webhook, type WebhookStore } from './store';
+import { DELIVERY, WEBHOOK, recordKey, type NewDelivery, type Webhook, type WebhookStore } from './store';
 
 /** `*`, an exact type, or `<prefix>.*`. */
 export function eventMatches(patterns: readonly string[], type: string): boolean {

@@ -54,6 +54,11 @@ export interface NewDelivery {
   readonly recordId: number | null;
 }
 
+/** Which deliveries keep their order among themselves: one webhook's of one record. */
+export function recordKey(webhookId: number, model: string | null, recordId: number | null): string {
+  return `${webhookId}:${model}:${recordId}`;
+}
+
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 200;
 
@@ -191,7 +196,7 @@ export class WebhookStore {
       const bindings: Knex.RawBinding[] = [d.table, ...columns];
       const tuples = chunk.map((row, k) => {
         const r = rows[i + k];
-        const key = `${r.webhookId}:${r.model}:${r.recordId}`;
+        const key = recordKey(r.webhookId, r.model, r.recordId);
         const first = r.recordId === null || !seen.has(key);
         seen.add(key);
         const cells = columns.map((col) => {
