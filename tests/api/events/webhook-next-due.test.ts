@@ -5,12 +5,11 @@
  * retry due, and sent it up to IDLE_POLL_MS late (a timing failure of the retry tests under load).
  */
 import { expect } from 'chai';
-import { WebhookStore } from '../../../core/plugins/webhooks/store';
+import type { WebhookStore } from '../../../core/plugins/webhooks/store';
 import { DIALECTS } from '../../helpers/dialects';
 import { onEveryStatement } from '../../helpers/request-queries';
-import { startTestApp, type TestApp } from '../../helpers/test-app';
-
-const DELIVERIES = 'webhook_deliveries';
+import type { TestApp } from '../../helpers/test-app';
+import { DELIVERIES, nodeWithDeliveries } from '../../helpers/webhook-deliveries';
 
 for (const dialect of DIALECTS) {
   describe(`webhook deliveries: when the next one falls due [${dialect}]`, function () {
@@ -21,13 +20,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       // no dispatcher here: the deliveries stay as the test sets them
-      app = await startTestApp(dialect, { env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_DELIVERY: 'false' } });
-      store = new WebhookStore(app.deps);
-      const hook = await app.http.post('/api/webhook', { name: 'due', url: 'http://127.0.0.1:9/in', events: ['record.create'], model: 'institute' });
-      expect(hook.status, hook.text).to.equal(200);
-      for (const code of ['DUE1', 'DUE2']) expect((await app.http.post('/api/institute', { name: `Due ${code}`, code })).status).to.equal(200);
-      ids = ((await app.deps.db(DELIVERIES).select('id').orderBy('id')) as { id: number }[]).map((r) => Number(r.id));
-      expect(ids).to.have.length(2);
+      ({ app, store, ids } = await nodeWithDeliveries(dialect, 'due', ['DUE1', 'DUE2']));
     });
     after(async () => {
       await app?.close();

@@ -4,12 +4,11 @@
  * the count, the next attempt's time, the delivery time and the case-fold shadows each outcome needs.
  */
 import { expect } from 'chai';
-import { WebhookStore, type Claimed, type Finish } from '../../../core/plugins/webhooks/store';
+import type { Claimed, Finish, WebhookStore } from '../../../core/plugins/webhooks/store';
 import { DIALECTS } from '../../helpers/dialects';
 import { onEveryStatement } from '../../helpers/request-queries';
-import { startTestApp, type TestApp } from '../../helpers/test-app';
-
-const DELIVERIES = 'webhook_deliveries';
+import type { TestApp } from '../../helpers/test-app';
+import { DELIVERIES, nodeWithDeliveries } from '../../helpers/webhook-deliveries';
 const LATER = '2030-01-01T00:00:05.000Z';
 
 for (const dialect of DIALECTS) {
@@ -21,13 +20,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       // no dispatcher here: the deliveries stay as the test sets them
-      app = await startTestApp(dialect, { env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_DELIVERY: 'false' } });
-      store = new WebhookStore(app.deps);
-      const hook = await app.http.post('/api/webhook', { name: 'outcomes', url: 'http://127.0.0.1:9/in', events: ['record.create'], model: 'institute' });
-      expect(hook.status, hook.text).to.equal(200);
-      for (const code of ['OUT1', 'OUT2', 'OUT3']) expect((await app.http.post('/api/institute', { name: `Outcome ${code}`, code })).status).to.equal(200);
-      ids = ((await app.deps.db(DELIVERIES).select('id').orderBy('id')) as { id: number }[]).map((r) => Number(r.id));
-      expect(ids).to.have.length(3);
+      ({ app, store, ids } = await nodeWithDeliveries(dialect, 'outcomes', ['OUT1', 'OUT2', 'OUT3']));
     });
     after(async () => {
       await app?.close();
