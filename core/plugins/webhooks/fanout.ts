@@ -26,8 +26,12 @@ export interface DeliveryOwner {
   look(): void;
 }
 
-/** A transaction of its own, not a savepoint inside another (whose end is not the commit). */
-const topLevel = (trx: Knex.Transaction): boolean => !(trx as unknown as { parentTransaction?: unknown }).parentTransaction;
+/** Settles when the write commits (or rolls back): the outermost transaction's end, not a savepoint's. */
+function commitOf(trx: Knex.Transaction): Promise<unknown> {
+  let top = trx as Knex.Transaction & { parentTransaction?: Knex.Transaction };
+  while (top.parentTransaction) top = top.parentTransaction;
+  return top.executionPromise;
+}
 
 /**
  * The step every event append runs in the write's transaction: a delivery per matching enabled webhook,
@@ -54,10 +58,10 @@ export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: num
     if (pairs.length === 0) return;
     const rows: NewDelivery[] = pairs.map(({ hook, event: e }) => ({ webhookId: hook.id, eventId: e.id, eventType: e.type, model: e.model, recordId: e.recordId }));
     const now = new Date();
-    const lease = owner && handsOff && topLevel(trx) ? owner.reserve(rows.length) : null;
+    const lease = owner && handsOff ? owner.reserve(rows.length) : null;
     if (!owner || !lease) {
       await store.insertDeliveries(trx, rows, now, retryForMs);
-      if (owner) trx.executionPromise.then(() => owner.look(), () => undefined);
+      if (owner) commitOf(trx).then(() => owner.look(), () => undefined);
       return;
     }
     let owned: Awaited<ReturnType<WebhookStore['insertOwned']>>;
@@ -71,7 +75,7 @@ export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: num
     const handed: Handed[] = owned.map((claimed) => ({ claimed, ...(byDelivery.get(`${claimed.webhookId}:${claimed.eventId}`) as (typeof pairs)[number]) }));
     const sent = new Set(owned.map((c) => `${c.webhookId}:${c.eventId}`));
     const waiting = pairs.filter((p) => !sent.has(`${p.hook.id}:${p.event.id}`)).map((p) => recordKey(p.hook.id, p.event.model, p.event.recordId));
-    trx.executionPromise.then(
+    commitOf(trx).then(
       () => owner.handOff(lease, handed, waiting),
       () => owner.release(lease),
     );

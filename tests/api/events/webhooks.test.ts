@@ -239,6 +239,29 @@ for (const dialect of DIALECTS) {
       await disable(id);
     });
 
+    it('an event appended in a savepoint is sent once the outer transaction commits, and never if it rolls back', async () => {
+      const { id } = await addHook({ events: ['record.create'], model: 'fee-type' });
+      const append = (trx: any, recordId: number) => app.deps.events!.append(trx, [{ type: 'record.create', model: 'fee-type', recordId, actor: null, record: { id: recordId } }]);
+      const sentFor = (recordId: number) => rx.received.filter((r) => r.json.data.recordId === recordId);
+      await app.deps.db.transaction(async (outer) => {
+        await outer.transaction((inner) => append(inner, 900001));
+        await sleep(300); // the savepoint is released, the write not committed: nothing goes out
+        expect(sentFor(900001)).to.deep.equal([]);
+      });
+      app.deps.events!.committed();
+      await rx.until(() => sentFor(900001).length === 1);
+      const rolledBack = app.deps.db.transaction(async (outer) => {
+        await outer.transaction((inner) => append(inner, 900002));
+        throw new Error('roll back');
+      });
+      const failure = await rolledBack.then(() => null, (e: Error) => e.message);
+      expect(failure).to.equal('roll back');
+      await sleep(300);
+      expect(sentFor(900002)).to.deep.equal([]);
+      expect((await deliveriesOf(id)).map((d) => d.recordId)).to.deep.equal([900001]);
+      await disable(id);
+    });
+
     it('on a fresh node, a record\'s writes in quick succession are all sent in order, each soon after the one it waited for', async () => {
       // a node of its own, idle since it started: nothing else keeps it looking
       const db2 = await createTestDatabase(dialect);
