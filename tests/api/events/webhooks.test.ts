@@ -365,6 +365,22 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('a write on a node that sends nothing (WEBHOOK_DELIVERY=false) is delivered by another node', async () => {
+      const quiet = await startTestApp(dialect, { database, env: { ...FAST, WEBHOOK_DELIVERY: 'false' } });
+      try {
+        const { id } = await addHook({ events: ['record.create'], model: 'fee-type' });
+        const created = (await quiet.http.post('/api/fee-type', { feeType: 'From the quiet node' })).body.data.id;
+        // the sending node learns of it by the other node's signal (PostgreSQL), or by its own look
+        // every 2 s where there is none (SQLite, MariaDB without Redis)
+        await rx.until((r) => r.some((x) => x.json?.data?.recordId === created), 5000);
+        const [d] = await settle(id, 1, ['succeeded']);
+        expect(d).to.include({ recordId: created, attemptCount: 1 });
+        await disable(id);
+      } finally {
+        await quiet.close();
+      }
+    });
+
     it('webhooks declared in WEBHOOK_CONFIG_FILE are created at start and signed with their secret', async () => {
       const secret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
       const file = join(database.dir, 'webhooks.yaml');
