@@ -39,10 +39,12 @@ export const IDLE_POLL_MS = 30_000;
 export const IDLE_POLL_NO_SIGNAL_MS = 2_000;
 
 /**
- * Deliveries claimed ahead of sending: up to this many times WEBHOOK_CONCURRENCY wait claimed (their
- * lease running), so that one claim, one read of their events and one of their webhooks serve many
- * deliveries; a new claim is made once no more than WEBHOOK_CONCURRENCY wait. One claim per delivery
- * was three statements per delivery on the writes' own connection (SQLite has one).
+ * Deliveries held ahead of sending: up to this many times WEBHOOK_CONCURRENCY wait here, their lease
+ * running (handed over by this node's writes, reserved for writes not yet committed, or claimed), so
+ * that one claim, one read of their events and one of their webhooks serve many deliveries; a new claim
+ * is made once no more than WEBHOOK_CONCURRENCY wait. One claim per delivery was three statements per
+ * delivery on the writes' own connection (SQLite has one). Beyond it, writes leave their deliveries
+ * pending, for a claim here or on another node.
  */
 export const CLAIM_AHEAD = 4;
 
