@@ -95,7 +95,7 @@ export class Dispatcher {
   private again = false;
   private closed = false;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Claimed deliveries not yet being sent (this node holds their lease). */
+  /** Deliveries handed over or claimed, not yet being sent (this node holds their lease). */
   private readonly queue: Queued[] = [];
   private readonly outcomes: FinishBatch;
   /** Connections to receivers kept open between deliveries (at most WEBHOOK_CONCURRENCY each way). */
@@ -106,7 +106,7 @@ export class Dispatcher {
     private readonly events: EventPipeline,
     private readonly config: WebhooksConfig,
     private readonly log: Logger,
-    /** The enabled webhooks as the fan-out last read them: none (and nothing unfinished) → a commit needs no look. */
+    /** The enabled webhooks as the fan-out last read them: none (and nothing unfinished) → another node's signal needs no look. */
     private readonly hooks: WebhookCache | null = null,
   ) {
     this.outcomes = new FinishBatch(store);

@@ -71,10 +71,15 @@ export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: num
       owner.release(lease);
       throw err;
     }
-    const byDelivery = new Map(pairs.map((p) => [`${p.hook.id}:${p.event.id}`, p]));
-    const handed: Handed[] = owned.map((claimed) => ({ claimed, ...(byDelivery.get(`${claimed.webhookId}:${claimed.eventId}`) as (typeof pairs)[number]) }));
-    const sent = new Set(owned.map((c) => `${c.webhookId}:${c.eventId}`));
-    const waiting = pairs.filter((p) => !sent.has(`${p.hook.id}:${p.event.id}`)).map((p) => recordKey(p.hook.id, p.event.model, p.event.recordId));
+    // one delivery per webhook and event: those not inserted delivering wait for an earlier one
+    const unsent = new Map(pairs.map((p) => [`${p.hook.id}:${p.event.id}`, p]));
+    const handed: Handed[] = owned.map((claimed) => {
+      const key = `${claimed.webhookId}:${claimed.eventId}`;
+      const { hook, event } = unsent.get(key) as (typeof pairs)[number];
+      unsent.delete(key);
+      return { claimed, hook, event };
+    });
+    const waiting = [...unsent.values()].map((p) => recordKey(p.hook.id, p.event.model, p.event.recordId));
     commitOf(trx).then(
       () => owner.handOff(lease, handed, waiting),
       () => owner.release(lease),
