@@ -79,6 +79,14 @@ export async function shareToCopies(db: Db, model: ContentType, row: Record<stri
   await db(table).where(loc.ENTRY_COLUMN, entry).andWhereNot('id', id).update(shared);
 }
 
+/** The entry's other locale rows with an active published copy (those a publish of row `id` shares values to). */
+export async function otherPublishedLocales(db: Db, model: ContentType, id: number): Promise<number[]> {
+  if (!model.i18n) return [];
+  const named = await loc.localeRow(db, model, id);
+  if (!named) return [];
+  return (await copyIds(db, model, named.entry)).filter((c) => c.active && c.id !== id).map((c) => c.id);
+}
+
 /** The id links of row `row` hang off: the entry id on an i18n model (links name entries), else the row's own id. */
 export function linkOwnerOf(model: ContentType, row: Record<string, unknown>): number {
   return model.i18n ? Number(row[loc.ENTRY_COLUMN] ?? row.id) : Number(row.id);

@@ -39,7 +39,7 @@ import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
 import { hasCopy, inSync, mirrorSoftDelete, removeCopy, workingRow, writeCopy } from '../drafts/copies';
 import { type Version, hasDrafts } from '../drafts/names';
 import { publishedView } from '../drafts/view';
-import { refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
+import { otherPublishedLocales, refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
 import { publishPlan } from '../drafts/publish-plan';
 
 /** Largest array a bulk call takes. */
@@ -483,6 +483,8 @@ export class RecordService {
       const plan = await publishPlan(trx, this.deps.dialect, model, list, locale, unpublish, this.writeRule(model, caller));
       const out: ApiRecord[] = [];
       const view = publishedView(this.deps.registry).get(model.name) as ContentType;
+      // issue 15: other locales' published copies a publish changed (shared values, links): their record.publish
+      const sharedTo = new Map<number, ApiRecord | null>();
       for (const { rows, answer } of plan) {
         let record: ApiRecord | null = null;
         for (const id of rows) {
@@ -502,7 +504,11 @@ export class RecordService {
             changed = copied || orphaned.length > 0 || (working?.published_at ?? null) !== null;
             if (changed) await repo.updateRow(trx, model, id, { published_at: null });
           } else {
+            const others = await otherPublishedLocales(trx, model, id);
+            const before = await this.publishedAnswers(trx, model, others);
             await this.publishOne(trx, model, id, caller, obsolete);
+            const after = await this.publishedAnswers(trx, model, others);
+            for (const other of others) if (JSON.stringify(after.get(other)) !== JSON.stringify(before.get(other))) sharedTo.set(other, after.get(other) ?? null);
           }
           // The event's record (issue 15): a publish announces the published copy, an unpublish the draft left.
           const payload = await this.findOneAnswer(trx, model, id, 'active', unpublish ? 'draft' : 'published');
@@ -515,10 +521,19 @@ export class RecordService {
         }
         out.push(record ?? (await this.writeBack.read(trx, model, answer, 'active', caller.unreadable)));
       }
+      const acted = new Set(plan.flatMap((p) => p.rows));
+      for (const [other, payload] of sharedTo) if (!acted.has(other)) await w.alsoChanged(trx, kind, model, other, 'active', payload);
       return out;
     });
     await w.committed();
     return done;
+  }
+
+  /** The published copies of `ids` as FindOne answers them (the events' records). */
+  private async publishedAnswers(trx: Knex.Transaction, model: ContentType, ids: readonly number[]): Promise<Map<number, ApiRecord | null>> {
+    const out = new Map<number, ApiRecord | null>();
+    for (const id of ids) out.set(id, await this.findOneAnswer(trx, model, id, 'active', 'published'));
+    return out;
   }
 
   private async publishOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[]): Promise<void> {

@@ -116,11 +116,11 @@ export class Write {
 
   /**
    * The event of a record the write changed besides the one it names (an i18n entry's other locale rows
-   * take its shared values), its record read now in `scope`. No hooks run for it: they run for the
-   * records the call writes.
+   * take its shared values), its record `record`, or read now in `scope`. No hooks run for it: they run
+   * for the records the call writes.
    */
-  async alsoChanged(trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, scope: SoftDeleteScope): Promise<void> {
-    if (this.events) await this.append(this.events, trx, kind, model, id, await this.effects.read(trx, model, id, scope));
+  async alsoChanged(trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, scope: SoftDeleteScope, record?: ApiRecord | null): Promise<void> {
+    if (this.events) await this.append(this.events, trx, kind, model, id, record !== undefined ? record : await this.effects.read(trx, model, id, scope));
   }
 
   /** Appends the one event of record `id` (in the write's transaction), by this write's actor. */
