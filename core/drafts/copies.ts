@@ -30,6 +30,13 @@ async function dropKeysOfCopy(db: Db, model: ContentType, id: number): Promise<s
   return keys.filter((k) => !held.has(k));
 }
 
+/** The published links of the owner `owner` (every owned relation), to tell whether a publish changed them. */
+export async function publishedLinks(db: Db, model: ContentType, owner: number): Promise<string> {
+  const out: unknown[] = [];
+  for (const j of ownedJoins(model)) out.push(((await db(publishedTable(j.table)).select(j.targetColumn).where(j.ownerColumn, owner).orderBy('id')) as Row[]).map((r) => Number(r[j.targetColumn])));
+  return JSON.stringify(out);
+}
+
 /** Removes the published copy of entry `id` (row, owned links, media rows); answers keys nothing names now. */
 export async function removeCopy(db: Db, model: ContentType, id: number): Promise<string[]> {
   for (const j of ownedJoins(model)) await db(publishedTable(j.table)).where(j.ownerColumn, id).del();

@@ -36,7 +36,7 @@ import { FIND_ONE_PARAMS, parseListQuery } from '../query/parse';
 import { type Write, WriteEffects } from './write-effects';
 
 import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
-import { hasCopy, inSync, mirrorSoftDelete, removeCopy, workingRow, writeCopy } from '../drafts/copies';
+import { hasCopy, inSync, mirrorSoftDelete, publishedLinks, removeCopy, workingRow, writeCopy } from '../drafts/copies';
 import { type Version, hasDrafts } from '../drafts/names';
 import { publishedView } from '../drafts/view';
 import { otherPublishedLocales, refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
@@ -505,10 +505,10 @@ export class RecordService {
             if (changed) await repo.updateRow(trx, model, id, { published_at: null });
           } else {
             const others = await otherPublishedLocales(trx, model, id);
-            const before = await this.publishedAnswers(trx, model, others);
+            const before = await this.publishedAnswers(trx, model, id, others);
             await this.publishOne(trx, model, id, caller, obsolete);
-            const after = await this.publishedAnswers(trx, model, others);
-            for (const other of others) if (JSON.stringify(after.get(other)) !== JSON.stringify(before.get(other))) sharedTo.set(other, after.get(other) ?? null);
+            const after = await this.publishedAnswers(trx, model, id, others);
+            for (const other of others) if (after.links !== before.links || JSON.stringify(after.records.get(other)) !== JSON.stringify(before.records.get(other))) sharedTo.set(other, after.records.get(other) ?? null);
           }
           // The event's record (issue 15): a publish announces the published copy, an unpublish the draft left.
           const payload = await this.findOneAnswer(trx, model, id, 'active', unpublish ? 'draft' : 'published');
@@ -529,11 +529,15 @@ export class RecordService {
     return done;
   }
 
-  /** The published copies of `ids` as FindOne answers them (the events' records). */
-  private async publishedAnswers(trx: Knex.Transaction, model: ContentType, ids: readonly number[]): Promise<Map<number, ApiRecord | null>> {
-    const out = new Map<number, ApiRecord | null>();
-    for (const id of ids) out.set(id, await this.findOneAnswer(trx, model, id, 'active', 'published'));
-    return out;
+  /**
+   * The published copies of `others` (other locale rows of row `id`'s entry) as FindOne answers them (the
+   * events' records), and the entry's published links (shared by every locale; not in those answers).
+   */
+  private async publishedAnswers(trx: Knex.Transaction, model: ContentType, id: number, others: readonly number[]): Promise<{ records: Map<number, ApiRecord | null>; links: string }> {
+    const records = new Map<number, ApiRecord | null>();
+    if (others.length === 0) return { records, links: '' };
+    for (const other of others) records.set(other, await this.findOneAnswer(trx, model, other, 'active', 'published'));
+    return { records, links: await publishedLinks(trx, model, await loc.entryIdOf(trx, model, id)) };
   }
 
   private async publishOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[]): Promise<void> {

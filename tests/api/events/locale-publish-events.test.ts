@@ -68,6 +68,24 @@ for (const dialect of DIALECTS) {
       expect(list[1].actor).to.deep.equal({ userId: app.admin!.id, apiTokenId: null });
     });
 
+    it('links changed in the drafts and published with de: en and fr announce their copies (the links are shared)', async () => {
+      const { en, fr, de } = await publishedEntry(`Linked ${dialect}`, 3);
+      const label = (await ok(app.http.post('/api/label', { name: `label ${dialect}` }))).data.id as number;
+      await ok(app.http.patch(`/api/page/${en}`, { labels: [label] }));
+      await events.skipAll();
+      await ok(app.http.post(`/api/page/${de}/publish`));
+      expect(await fresh()).to.deep.equal([
+        ['record.publish', de],
+        ['record.publish', en],
+        ['record.publish', fr],
+      ]);
+      const populated = await ok(app.anon.get(`/api/page/${fr}?populate[0]=labels`));
+      expect(populated.labels.map((l: { id: number }) => l.id)).to.deep.equal([label]);
+      // published again with the same links and values: nothing else changed
+      await ok(app.http.post(`/api/page/${de}/publish`));
+      expect(await fresh()).to.deep.equal([['record.publish', de]]);
+    });
+
     it('a publish that changes no other copy announces its own row only; locale=all one event per row', async () => {
       const { en, fr, de } = await publishedEntry(`Own ${dialect}`, 5);
       await events.skipAll();
