@@ -32,6 +32,13 @@ export class IdentityAuthenticator implements Authenticator {
     if (userId !== null) for (const [sid, e] of this.cache) if (e.actor.id === userId) this.cache.delete(sid);
   }
 
+  /** Drops every cached actor (a role renamed or deleted changes the actors of all its users). */
+  forgetAll(): void {
+    this.generation++;
+    this.inFlight.clear();
+    this.cache.clear();
+  }
+
   async authenticate(authorization: string | undefined): Promise<Actor | null> {
     if (authorization === undefined || authorization.trim() === '') return null;
     const m = /^Bearer\s+([A-Za-z0-9_\-.=]+)\s*$/i.exec(authorization);

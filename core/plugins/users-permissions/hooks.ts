@@ -3,6 +3,11 @@
  * path (JSON or multipart, PATCH or PUT, single or bulk): accounts get their identity keys, and a
  * deactivation or a new (or cleared) password ends the account's sessions. It used to watch the
  * /api/user routes from its router and compare before/after around the core's handler.
+ *
+ * A committed write of a user (its roles, its deletion) or of a role (renamed, deleted, recovered)
+ * changes who the signed-in callers are: their cached actors (authenticate.ts) go at once, before the
+ * write answers, so the writer's next request and every caller's see it (read-your-writes); other
+ * processes drop a user's through the revocation bus (Redis), or within the cache's 0.5 s.
  */
 import type { LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
@@ -13,7 +18,16 @@ interface Credentials {
   readonly active: boolean;
 }
 
-export function identityHooks(r: Runtime): LifecycleHooks {
+export function identityHooks(r: Runtime): LifecycleHooks[] {
+  const forgetUser = (id: number): void => {
+    r.authenticator.forget([], id);
+    r.bus?.publish([], id);
+  };
+  const forgetEveryone = (): void => r.authenticator.forgetAll();
+  return [users(r, forgetUser), { models: ['role'], afterUpdate: forgetEveryone, afterDelete: forgetEveryone, afterRecover: forgetEveryone }];
+}
+
+function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
   return {
     models: ['user'],
     async afterCreate(ctx) {
@@ -26,9 +40,12 @@ export function identityHooks(r: Runtime): LifecycleHooks {
       if (u) ctx.state.credentials = { passwordHash: u.passwordHash, active: u.active } satisfies Credentials;
     },
     async afterUpdate(ctx) {
+      forgetUser(ctx.id);
       await syncIdentityKeys(r.store, [ctx.id]);
       const before = ctx.state.credentials as Credentials | undefined;
       if (before) await r.service.afterUserWrite(ctx.id, before);
     },
+    afterDelete: (ctx) => forgetUser(ctx.id),
+    afterRecover: (ctx) => forgetUser(ctx.id),
   };
 }
