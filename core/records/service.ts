@@ -381,11 +381,12 @@ export class RecordService {
       const state = await w.before(trx, 'create', model, null, data, 'create');
       const { id, record } = await this.insert(trx, model, data, caller, prepared, model.i18n ? this.newEntry(locale) : {});
       await this.mustStayInside(trx, model, id, caller, 'create');
-      if (publish) await this.publishOne(trx, model, id, caller, []);
+      const published = publish ? await this.publishCreated(trx, w, model, id, caller) : null;
       await loc.attachLocalizations(trx, model, [id], [record]);
       const answer = await this.withMedia(trx, model, id, { ...record, ...by, ...(publish && { publishedAt: await this.publishedAtOf(trx, model, id) }) }, data, prepared, caller);
       await annotate(trx, model, [answer], 'draft');
       await w.record(trx, 'create', model, id, answer, 'create', state, 'active');
+      if (published) await published(answer);
       return answer;
     });
     await w.committed();
@@ -411,9 +412,10 @@ export class RecordService {
           const state = await w.before(trx, 'create', model, null, data, 'create');
           const { id, record } = await this.insert(trx, model, data, caller, [], model.i18n ? this.newEntry(locale) : {});
           await this.mustStayInside(trx, model, id, caller, 'create');
-          if (publish) await this.publishOne(trx, model, id, caller, []);
+          const published = publish ? await this.publishCreated(trx, w, model, id, caller) : null;
           const answer = { ...record, createdBy: createdBy(actor), updatedBy: updatedBy(actor), ...(publish && { publishedAt: await this.publishedAtOf(trx, model, id) }) };
           await w.record(trx, 'create', model, id, answer, 'create', state, 'active');
+          if (published) await published(answer);
           out.push(answer);
         } catch (e) {
           atIndex(this.translated(e, model), index);
@@ -538,6 +540,17 @@ export class RecordService {
     if (others.length === 0) return { records, links: '' };
     for (const other of others) records.set(other, await this.findOneAnswer(trx, model, other, 'active', 'published'));
     return { records, links: await publishedLinks(trx, model, await loc.entryIdOf(trx, model, id)) };
+  }
+
+  /**
+   * A create that publishes at once (`status=published`) is a publish too: its `beforePublish` hooks run
+   * (and may refuse) before the copy is written; the answered function appends its `record.publish` (the
+   * published copy), to call after the create's own event.
+   */
+  private async publishCreated(trx: Knex.Transaction, w: Write, model: ContentType, id: number, caller: Caller): Promise<(answer: ApiRecord) => Promise<void>> {
+    const state = await w.before(trx, 'publish', model, id, {}, 'publish');
+    await this.publishOne(trx, model, id, caller, []);
+    return async (answer) => w.record(trx, 'publish', model, id, answer, 'publish', state, 'active', await this.findOneAnswer(trx, model, id, 'active', 'published'));
   }
 
   private async publishOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[]): Promise<void> {

@@ -21,12 +21,15 @@ for (const dialect of DIALECTS) {
     const fresh = (): Promise<StoredEvent[]> => events.fresh();
     const recorder: Plugin = {
       name: 'publish-hooks',
-      hooks: () => [
+      hooks: (deps) => [
         {
           models: ['article'],
-          beforePublish(ctx) {
+          async beforePublish(ctx) {
             calls.push(`beforePublish ${ctx.id} ${ctx.mode}`);
             if (ctx.id === refused) throw new HookError(409, `article ${ctx.id} is embargoed`);
+            // inside the write's transaction: a create that publishes at once has its row already
+            const row = (await ctx.trx(deps.registry.get('article')!.table).select('title').where('id', ctx.id as number).first()) as { title: string };
+            if (row.title.startsWith('Embargoed at once')) throw new HookError(409, `article "${row.title}" is embargoed`);
           },
           afterPublish(ctx) {
             calls.push(`afterPublish ${ctx.id} ${String(ctx.record.title)}`);
@@ -80,6 +83,34 @@ for (const dialect of DIALECTS) {
       expect(res.body.error.message).to.contain('embargoed');
       expect(await fresh()).to.deep.equal([]);
       expect((await app.http.get(`/api/article/${refused}`)).status, 'readers still see nothing').to.equal(404);
+    });
+
+    it('a create with status=published is a publish too: record.create, then record.publish with the published copy; beforePublish may refuse it', async () => {
+      calls.splice(0);
+      const id = await created(app.http, 'article', { title: `At once ${dialect}` }, 'published');
+      const list = await fresh();
+      expect(list.map((e) => [e.type, e.recordId])).to.deep.equal([
+        ['record.create', id],
+        ['record.publish', id],
+      ]);
+      const { _status, _hasUnpublishedChanges, ...readers } = (await app.anon.get(`/api/article/${id}`)).body;
+      expect(_status).to.equal('published');
+      expect(list[1].record).to.deep.equal(readers);
+      expect(calls).to.include.members([`beforePublish ${id} publish`, `afterPublish ${id} At once ${dialect}`]);
+      // refused: nothing created, nothing announced
+      const res = await app.http.post('/api/article?status=published', { title: `Embargoed at once ${dialect}` });
+      expect(res.status, res.text).to.equal(409);
+      expect(await fresh()).to.deep.equal([]);
+      // in bulk: each record's create then its publish, in the order of the call
+      const bulk = await app.http.post('/api/article/bulk?status=published', [{ title: `Bulk at once A ${dialect}` }, { title: `Bulk at once B ${dialect}` }]);
+      expect(bulk.status, bulk.text).to.equal(200);
+      const [a, b] = (bulk.body.data as { id: number }[]).map((r) => r.id);
+      expect((await fresh()).map((e) => [e.type, e.recordId])).to.deep.equal([
+        ['record.create', a],
+        ['record.publish', a],
+        ['record.create', b],
+        ['record.publish', b],
+      ]);
     });
 
     it('a bulk publish with one failing entry publishes none and emits none', async () => {
