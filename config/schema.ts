@@ -220,7 +220,7 @@ export const SETTINGS = {
   eventsPollInterval: setting('EVENTS_POLL_INTERVAL', '500ms', parseDuration, 'how often a node reads the event outbox without a signal (bounds how late a lost signal makes an event)'),
   eventsGapWait: setting('EVENTS_GAP_WAIT', '30s', parseDuration, 'how long a skipped outbox id (a transaction still running) is awaited before it counts as rolled back'),
   hooksDir: setting('HOOKS_DIR', 'hooks', str, 'folder of project lifecycle hooks (TypeScript there is read from its compiled twin under dist/)'),
-  eventsRetention: setting('EVENTS_RETENTION', '7d', parseDuration, 'how long the event outbox keeps an event (resume window; must exceed WEBHOOK_RETRY_FOR)'),
+  eventsRetention: setting('EVENTS_RETENTION', '7d', parseDuration, 'how long the event outbox keeps an event (resume window; must exceed WEBHOOK_RETRY_FOR), and a finished webhook delivery with it'),
   realtimeResumeWindow: setting('REALTIME_RESUME_WINDOW', '1000', parsePositiveInt, 'events a stream resumed with Last-Event-ID may be behind the newest; further behind: 410, reload'),
   realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
   realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),

@@ -16,6 +16,7 @@ import type { EventPipeline } from './events/pipeline';
 export type { EventPipeline } from './events/pipeline';
 export { eventActor } from './events/pipeline';
 export type { NewEvent, StoredEvent, EventActor } from './events/types';
+export { pruneInBatches, type PruneStep } from './events/prune';
 
 /** Lifecycle hooks (issue 15; core/hooks/README.md). */
 export type { LifecycleHooks, BeforeContext, AfterContext } from './hooks/types';

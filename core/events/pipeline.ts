@@ -11,7 +11,7 @@ import type { Dialect } from '../../database/dialects/dialect';
 import { listenTarget } from '../../database/dialects/postgres-notify';
 import { EventHub, type EventListener } from './hub';
 import { appendEventsReturning, latestEventId, readAfter, readIds, type Returned } from './outbox';
-import { startPruning } from './prune';
+import { type PruneStep, pruneEvents, startPruning } from './prune';
 import { type EventSignal, noSignal, postgresSignal, redisSignal } from './signal';
 import { EVENTS_TABLE } from './table';
 import type { EventActor, NewEvent, StoredEvent } from './types';
@@ -108,10 +108,21 @@ export class EventPipeline {
   }
 
   private stopPruning: (() => void) | null = null;
+  private readonly pruneSteps: PruneStep[] = [];
 
-  /** Server nodes delete events older than `retentionMs` (EVENTS_RETENTION), hourly at most. */
+  /** Server nodes delete events older than `retentionMs` (EVENTS_RETENTION), hourly at most, and run the `onPrune` steps. */
   startPruning(retentionMs: number): void {
-    this.stopPruning ??= startPruning(this.db, retentionMs, Math.min(3_600_000, Math.max(1000, Math.round(retentionMs / 10))), this.log);
+    this.stopPruning ??= startPruning(this.db, retentionMs, Math.min(3_600_000, Math.max(1000, Math.round(retentionMs / 10))), this.log, this.pruneSteps);
+  }
+
+  /** One prune now (what the timer of `startPruning` runs): events older than `retentionMs`, then the `onPrune` steps; answers how many events went. */
+  prune(retentionMs: number, now: Date = new Date()): Promise<number> {
+    return pruneEvents(this.db, retentionMs, now, this.pruneSteps);
+  }
+
+  /** `step` deletes a consumer's rows older than the events pruned with them (prune.ts `PruneStep`). */
+  onPrune(step: PruneStep): void {
+    this.pruneSteps.push(step);
   }
 
   /** Set by the server: how `recordOf` reads a record. */

@@ -45,6 +45,8 @@ export function webhooks(): Plugin {
       const cache = new WebhookCache(store, deps.config.events.pollMs);
       const dispatcher = deps.config.webhooks.deliver ? new Dispatcher(store, events, deps.config.webhooks, deps.log, cache) : null;
       events.onAppend(fanOut(store, cache, deps.config.webhooks.retryForMs, dispatcher), events.versionProbe(WEBHOOK));
+      // a finished delivery lives as long as its event (EVENTS_RETENTION): resending it needs the event
+      events.onPrune((db, before) => store.pruneFinished(db, before));
       if (dispatcher) {
         dispatchers.push(dispatcher);
         dispatcher.start();

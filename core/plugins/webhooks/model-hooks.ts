@@ -1,7 +1,8 @@
 /**
  * Lifecycle hooks of the webhooks' own models: a webhook's url and events are checked and its secret
- * made (answered once, in the creation answer); deliveries are made by the service only, and the one
- * change an admin may make to one is a resend (PATCH {"status": "pending"} on a failed delivery).
+ * made (answered once, in the creation answer); deliveries are made (and deleted, with their events)
+ * by the service only, and the one change an admin may make to one is a resend (PATCH {"status":
+ * "pending"} on a failed delivery).
  */
 import { HookError, type LifecycleHooks } from '../../plugin-api';
 import type { WebhooksConfig } from '../../../config/schema';
@@ -74,6 +75,10 @@ export function webhookModelHooks(store: WebhookStore, config: WebhooksConfig, p
       },
       afterUpdate() {
         poke();
+      },
+      // the attempts are the service's record: they go with their event (EVENTS_RETENTION), not by hand
+      beforeDelete() {
+        throw new HookError(405, 'webhook deliveries are kept as long as their event (EVENTS_RETENTION) and cannot be deleted; resend a failed one with PATCH /api/webhook-delivery/{id} {"status": "pending"}');
       },
     },
   ];

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { withFolds, type PluginDeps } from '../../plugin-api';
+import { pruneInBatches, withFolds, type PluginDeps } from '../../plugin-api';
 import type { ContentType } from '../../registry/types';
 
 export const WEBHOOK = 'webhook';
@@ -162,6 +162,12 @@ export class WebhookStore {
         [c('attempts')]: '[]',
       }),
     );
+  }
+
+  /** Deletes succeeded and failed deliveries created before `before` (ISO timestamp), in batches; answers how many. */
+  pruneFinished(db: Knex, before: string): Promise<number> {
+    const status = this.col(this.deliveries, 'status');
+    return pruneInBatches(db, this.deliveries.table, (qb) => qb.whereIn(status, ['succeeded', 'failed']).andWhere('created_at', '<', before));
   }
 
   /** New pending deliveries (in the transaction of the events they carry), for any node to claim. */
