@@ -183,7 +183,7 @@ export class RecordService {
     return q;
   }
 
-  /** Record `id` as a FindOne without parameters answers it (in `scope`), through `db`: the events' record. */
+  /** Record `id` as a FindOne without parameters answers it (in `scope`; `version` of a draft-enabled model), through `db`: the events' record. */
   async findOneAnswer(db: repo.Db, model: ContentType, id: number, scope: SoftDeleteScope, version: Version = 'draft'): Promise<ApiRecord | null> {
     const q = this.findOneQuery(model, version);
     const { dialect } = this.deps;
@@ -191,6 +191,8 @@ export class RecordService {
     if (!row) return null;
     const [record] = await serializeWithPopulate(db as Knex, dialect, [row], q.select, q.populate, this.budget());
     await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
+    await loc.attachLocalizations(db, q.model, [id], [record]);
+    await annotate(db, q.model, [record], version);
     return record;
   }
 

@@ -12,6 +12,7 @@ import type { BeforeContext, WriteKind } from '../hooks/types';
 import type { Actor } from '../plugin-api';
 import type { SoftDeleteScope } from '../query/ast';
 import type { CheckedQuery } from '../query/checked';
+import { hasDrafts } from '../drafts/names';
 import type { ContentType } from '../registry/types';
 import type { ApiRecord } from './serializer';
 
@@ -27,16 +28,23 @@ export type FindOneShape = (model: ContentType) => CheckedQuery;
  * serialized from the row as the answer serialized it (the answer was read or RETURNed in the same
  * transaction, after the change). The answer's extras tailored to its caller (populated relations, a
  * relation shown as `{ id }`, createdBy/updatedBy, media) are left out; private fields are never among
- * the default fields. Null when FindOne would populate something or the answer lacks a field (read it).
+ * the default fields. What FindOne adds to every record of its model is kept: `localizations` (i18n
+ * models) and `_status` / `_hasUnpublishedChanges` (draft-enabled ones). Null when FindOne would populate
+ * something or the answer lacks a field (read it).
  */
 export function recordFromAnswer(findOne: CheckedQuery, answer: ApiRecord): ApiRecord | null {
   if (findOne.populate.length > 0 || findOne.populateMedia.length > 0) return null;
   const record: ApiRecord = {};
-  for (const f of findOne.select) {
-    if (!Object.prototype.hasOwnProperty.call(answer, f.name)) return null;
-    record[f.name] = answer[f.name];
+  for (const name of [...findOne.select.map((f) => f.name), ...answerExtras(findOne.model)]) {
+    if (!Object.prototype.hasOwnProperty.call(answer, name)) return null;
+    record[name] = answer[name];
   }
   return record;
+}
+
+/** The keys FindOne adds to each record of `model` besides its fields (core/records/locales.ts, core/drafts/annotate.ts). */
+function answerExtras(model: ContentType): string[] {
+  return [...(model.i18n ? ['localizations'] : []), ...(hasDrafts(model) ? ['_status', '_hasUnpublishedChanges'] : [])];
 }
 
 const EVENT_OF: Record<WriteKind, RecordEventType> = {
