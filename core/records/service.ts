@@ -34,6 +34,7 @@ import type { EventPipeline } from '../events/pipeline';
 import type { HookRunner } from '../hooks/runner';
 import { FIND_ONE_PARAMS, parseListQuery } from '../query/parse';
 import { type Write, WriteEffects } from './write-effects';
+import { CascadeEvents } from './cascade-events';
 
 import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
 import { hasCopy, inSync, mirrorSoftDelete, publishedLinks, removeCopy, workingRow, writeCopy } from '../drafts/copies';
@@ -159,6 +160,8 @@ export class RecordService {
   private readonly now: () => Date;
   private readonly writeBack: WriteBack;
   private readonly effects: WriteEffects;
+  /** What hard deletes' foreign keys change elsewhere (onDelete cascade / set null), to announce it: planned at boot. */
+  private readonly cascades: CascadeEvents;
   private readonly findOneQueries = new Map<string, CheckedQuery>();
   /** Write answers of publish (issue 14): the entry read from the published view. */
   private readonly publishedBack: WriteBack;
@@ -168,6 +171,7 @@ export class RecordService {
     this.writeBack = new WriteBack(deps.registry, deps.dialect);
     this.publishedBack = new WriteBack(publishedView(deps.registry), deps.dialect);
     this.effects = new WriteEffects(deps.events ?? null, deps.hooks ?? null, (trx, model, id, scope) => this.findOneAnswer(trx, model, id, scope), (model) => this.findOneQuery(model));
+    this.cascades = new CascadeEvents(deps.registry, deps.dialect);
   }
 
   /** FindOne's checked query without parameters (checked once per model). */
@@ -867,6 +871,8 @@ export class RecordService {
       // A model without soft delete loses the row for good; the answer shows it as it was.
       const before = await this.writeBack.read(trx, model, id, 'active', unreadable);
       const payload = await w.payload(trx, model, id, 'active', before);
+      // Issue 15: the rows its foreign keys remove or set null with it (onDelete), found and read before it goes.
+      const fallout = await this.cascades.before(trx, w, model, [id]);
       // Its files go too (after commit); a soft-deleted record keeps them for a recover.
       if (hasDrafts(model)) obsolete.push(...(await removeCopy(trx, model, id)));
       if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
@@ -879,6 +885,7 @@ export class RecordService {
       }
       const answer = { ...before, updatedBy: updatedBy(actor) };
       await w.record(trx, 'delete', model, id, answer, 'delete', state, 'active', payload);
+      await fallout?.announce(trx, w);
       return answer;
     }
     const now = toIsoTimestamp(this.now());

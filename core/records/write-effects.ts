@@ -124,11 +124,21 @@ export class Write {
 
   /**
    * The event of a record the write changed besides the one it names (an i18n entry's other locale rows
-   * take its shared values), its record `record`, or read now in `scope`. No hooks run for it: they run
-   * for the records the call writes.
+   * take its shared values; a hard delete's foreign keys remove or set null others: cascade-events.ts), its
+   * record `record`, or read now in `scope`. No hooks run for it: they run for the records the call writes.
    */
   async alsoChanged(trx: Knex.Transaction, kind: WriteKind, model: ContentType, id: number, scope: SoftDeleteScope, record?: ApiRecord | null): Promise<void> {
     if (this.events) await this.append(this.events, trx, kind, model, id, record !== undefined ? record : await this.effects.read(trx, model, id, scope));
+  }
+
+  /** Does this write append events (an event pipeline is there)? */
+  get announcing(): boolean {
+    return this.events !== null;
+  }
+
+  /** Record `id` as FindOne answers it (in `scope`), read now in the write's transaction: an event's record. */
+  read(trx: Knex.Transaction, model: ContentType, id: number, scope: SoftDeleteScope): Promise<ApiRecord | null> {
+    return this.effects.read(trx, model, id, scope);
   }
 
   /** Appends the one event of record `id` (in the write's transaction), by this write's actor. */
