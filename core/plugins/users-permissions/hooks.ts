@@ -9,7 +9,7 @@
  * write answers, so the writer's next request and every caller's see it (read-your-writes); other
  * processes drop a user's through the revocation bus (Redis), or within the cache's 0.5 s.
  */
-import type { LifecycleHooks } from '../../plugin-api';
+import { eventActor, type LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
 import { syncIdentityKeys } from './user-keys';
 
@@ -43,7 +43,7 @@ function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
       forgetUser(ctx.id);
       await syncIdentityKeys(r.store, [ctx.id]);
       const before = ctx.state.credentials as Credentials | undefined;
-      if (before) await r.service.afterUserWrite(ctx.id, before);
+      if (before) await r.service.afterUserWrite(ctx.id, before, eventActor(ctx.actor));
     },
     afterDelete: (ctx) => forgetUser(ctx.id),
     afterRecover: (ctx) => forgetUser(ctx.id),

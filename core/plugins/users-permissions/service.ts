@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../../config/schema';
 import { BadRequestError, ConflictError, ForbiddenError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../errors/errors';
-import type { Actor } from '../../plugin-api';
+import { type Actor, type EventActor, eventActor } from '../../plugin-api';
 import type { Codes, Purpose } from './codes';
 import type { Delivery } from './delivery';
 import { type Body, bodyOf, FieldCheck } from './input';
@@ -14,6 +14,9 @@ import type { Sessions } from './sessions';
 import type { IdentityStore, UserRow } from './store';
 import type { Tokens } from './tokens';
 import { type IdentifierType, inferType, normalize, normalizeMobile, type Source, SOURCES } from './util';
+
+/** The account's owner as the actor of a self-service flow's events (they proved who they are). */
+const self = (userId: number): EventActor => ({ userId, apiTokenId: null });
 
 export interface ServiceDeps {
   readonly config: Config;
@@ -154,7 +157,7 @@ export class IdentityService {
     // Unknown user and wrong password answer alike, after the same bcrypt work (dummy hash).
     const ok = await this.d.passwords.verify(password as string, user?.passwordHash);
     if (!user || !ok || !user.active) throw new UnauthorizedError('invalid credentials');
-    await this.d.store.updateUser(user.id, { last_login_provider: 'local' });
+    if (user.lastLoginProvider !== 'local') await this.d.store.updateUser(user.id, { last_login_provider: 'local' }, self(user.id));
     const pair = await this.pair(user.id, 'local');
     return { data: { user: { email: user.email, username: user.username, roles: await this.d.store.rolesOf(user.id) }, ...pair } };
   }
@@ -206,9 +209,9 @@ export class IdentityService {
     const user = await this.d.store.userById(code.userId);
     if (!user || (email !== undefined && normalize(email) !== normalize(user.email)) || (username !== undefined && normalize(username) !== normalize(user.username))) throw invalid;
     // The token reached the account's mailbox: the address is proven (a later OTP sign-in keeps this password).
-    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false, email_verified: true });
+    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false, email_verified: true }, self(user.id));
     await this.d.codes.voidAll(user.id, 'reset');
-    await this.d.sessions.revokeAll(user.id, 'password-reset');
+    await this.d.sessions.revokeAll(user.id, 'password-reset', self(user.id));
     return { status: 'success', message: 'The password has been reset; sign in with the new password.', error: '', errorCode: '', data: {} };
   }
 
@@ -230,8 +233,8 @@ export class IdentityService {
     const user = await this.d.store.userById(actor.id);
     if (!user) throw new UnauthorizedError('the account no longer exists');
     if (!(await this.d.passwords.verify(current as string, user.passwordHash))) throw new ValidationError('invalid password change', { currentPassword: ['is not the current password'] });
-    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(next as string), force_password_change: false });
-    await this.d.sessions.revokeAll(user.id, 'password-change');
+    await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(next as string), force_password_change: false }, eventActor(actor));
+    await this.d.sessions.revokeAll(user.id, 'password-change', eventActor(actor));
     return { message: 'The password has been changed; every session has ended, sign in again.' };
   }
 
@@ -251,11 +254,11 @@ export class IdentityService {
    * deactivated user's tokens would work again on reactivation, and an admin resetting a stolen
    * account's password would leave the thief signed in.
    */
-  async afterUserWrite(userId: number, before: UserCredentials): Promise<void> {
+  async afterUserWrite(userId: number, before: UserCredentials, by: EventActor | null): Promise<void> {
     const after = await this.d.store.userById(userId);
     if (!after) return;
-    if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated');
-    else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set');
+    if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated', by);
+    else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set', by);
   }
 
   async logout(raw: unknown): Promise<Record<string, unknown>> {
@@ -265,8 +268,9 @@ export class IdentityService {
     const allDevices = check.boolean(body, 'allDevices') ?? false;
     check.done('invalid logout request');
     const s = await this.d.sessions.sessionOf(token as string);
-    if (allDevices) await this.d.sessions.revokeAll(s.userId, 'logout-all');
-    else await this.d.sessions.revoke([s.sessionId], 'logout');
+    // the refresh token is the owner's: the owner signs out
+    if (allDevices) await this.d.sessions.revokeAll(s.userId, 'logout-all', self(s.userId));
+    else await this.d.sessions.revoke([s.sessionId], 'logout', self(s.userId));
     return { message: allDevices ? 'Signed out on every device.' : 'Signed out.' };
   }
 
@@ -301,10 +305,10 @@ export class IdentityService {
     // opened by whoever registered it (public registration checks no address), so they end. The password
     // stays: it may be the owner's own, and an owner's password is never erased (issue 13 item 14);
     // someone who finds an account they did not register under their address resets it by forgot-password.
-    if (!user.emailVerified && !user.mobileVerified) await this.d.sessions.revokeAll(user.id, 'first-verified-proof');
+    if (!user.emailVerified && !user.mobileVerified) await this.d.sessions.revokeAll(user.id, 'first-verified-proof', self(user.id));
     const active = user.pendingVerification !== null ? pending.length === 0 : user.active;
     if (user.pendingVerification !== null && pending.length === 0) changes.active = true;
-    await this.d.store.updateUser(user.id, changes);
+    await this.d.store.updateUser(user.id, changes, self(user.id));
     return { active };
   }
 
@@ -429,7 +433,7 @@ export class IdentityService {
     await this.verified(user, code.channel);
     const open = await this.d.codes.openInBatch(code.batch);
     if (open.length > 0) return { accessToken: null, refreshToken: null, message: `Confirm the code sent to your ${open.join(' and ')} too.`, pending: open };
-    await this.d.store.updateUser(user.id, { last_login_provider: 'otp' });
+    if (user.lastLoginProvider !== 'otp') await this.d.store.updateUser(user.id, { last_login_provider: 'otp' }, self(user.id));
     const pair = await this.pair(user.id, 'otp');
     const fresh = (await this.d.store.userById(user.id)) as UserRow;
     return { ...pair, user: { id: fresh.id, username: fresh.username, email: fresh.email, mobile: fresh.mobile, lastLoginProvider: 'otp', roles: await this.d.store.rolesOf(fresh.id) } };

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { UnauthorizedError } from '../../errors/errors';
 import type { IamConfig } from '../../../config/schema';
 import type { IdentityStore } from './store';
+import type { EventActor } from '../../plugin-api';
 import { later, nowIso, randomSecret, sha256, timeOf } from './util';
 
 export interface IssuedSession {
@@ -106,27 +107,30 @@ export class Sessions {
     return { sessionId: Number(found.session.id), userId: Number(found.session.user_id) };
   }
 
-  async revoke(sessionIds: readonly number[], reason: string): Promise<void> {
+  async revoke(sessionIds: readonly number[], reason: string, actor: EventActor | null = null): Promise<void> {
     if (sessionIds.length === 0) return;
-    await this.revokeWhere((q) => q.whereIn('id', [...sessionIds]), reason);
+    await this.revokeWhere((q) => q.whereIn('id', [...sessionIds]), reason, actor);
     this.onRevoke(sessionIds, null);
   }
 
   /** Ends every session of a user (logout allDevices, password change, reset, first verified proof). */
-  async revokeAll(userId: number, reason: string): Promise<void> {
-    await this.revokeWhere((q) => q.where('user_id', userId), reason);
+  async revokeAll(userId: number, reason: string, actor: EventActor | null = null): Promise<void> {
+    await this.revokeWhere((q) => q.where('user_id', userId), reason, actor);
     this.onRevoke([], userId);
   }
 
-  /** Revokes the live sessions `where` picks; one `session.revoke` event each, in the same transaction (issue 15). */
-  private async revokeWhere(where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, reason: string): Promise<void> {
+  /**
+   * Revokes the live sessions `where` picks; one `session.revoke` event each, in the same transaction
+   * (issue 15), by `actor` (the account's owner in self-service flows, the admin who deactivated it; null: the system).
+   */
+  private async revokeWhere(where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, reason: string, actor: EventActor | null): Promise<void> {
     const events = this.store.deps.events;
     const now = nowIso();
     const revoked = await this.db.transaction(async (trx) => {
       const live = (await where(trx(this.store.sessions).whereNull('revoked_at')).select('id', 'user_id')) as { id: number | string; user_id: number | string }[];
       if (live.length === 0) return 0;
       await trx(this.store.sessions).whereIn('id', live.map((s) => Number(s.id))).whereNull('revoked_at').update({ revoked_at: now, revoked_reason: reason, updated_at: now });
-      await events?.append(trx, live.map((s) => ({ type: 'session.revoke' as const, model: 'session', recordId: Number(s.id), actor: null, record: { id: Number(s.id), userId: Number(s.user_id), reason } })));
+      await events?.append(trx, live.map((s) => ({ type: 'session.revoke' as const, model: 'session', recordId: Number(s.id), actor, record: { id: Number(s.id), userId: Number(s.user_id), reason } })));
       return live.length;
     });
     if (revoked > 0) events?.committed();

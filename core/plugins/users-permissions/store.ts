@@ -1,7 +1,7 @@
 /** Users, roles and permissions in the database (knex; tables and join tables read from the registry). */
 import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
-import { type PluginDeps, withFolds } from '../../plugin-api';
+import { type EventActor, type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType, JoinTable } from '../../registry/types';
 import { bool, type IdentifierType, normalize, normalizeMobile, nowIso } from './util';
 
@@ -199,8 +199,18 @@ export class IdentityStore {
     }
   }
 
-  async updateUser(id: number, changes: Record<string, unknown>, db: Db = this.db): Promise<void> {
-    await db(this.users).where('id', id).update(withFolds(this.userModel, { ...changes, updated_at: nowIso() }));
+  /**
+   * An identity flow's change to account `id` (sign-in, password, verification; not the record API's, which
+   * announces its own): its `record.update` commits with it (issue 15), by `actor` (the account's owner
+   * in self-service flows; null: the system, e.g. the CLI).
+   */
+  async updateUser(id: number, changes: Record<string, unknown>, actor: EventActor | null = null): Promise<void> {
+    const events = this.deps.events;
+    await this.db.transaction(async (trx) => {
+      await trx(this.users).where('id', id).update(withFolds(this.userModel, { ...changes, updated_at: nowIso() }));
+      if (events) await events.append(trx, [{ type: 'record.update', model: 'user', recordId: id, actor, record: await events.recordOf(trx, 'user', id) }]);
+    });
+    events?.committed();
   }
 
   /** `<model>.<action>` names granted to the given roles. */

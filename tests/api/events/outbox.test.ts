@@ -178,9 +178,40 @@ for (const dialect of DIALECTS) {
       const revoked = await fresh();
       expect(revoked.map((e) => e.type)).to.deep.equal(['session.revoke']);
       expect(revoked[0].record).to.include({ userId: u.id, reason: 'logout' });
+      expect(revoked[0].actor, 'the owner signs out').to.deep.equal({ userId: u.id, apiTokenId: null });
       // a second logout revokes nothing: no event
       await app.anon.post('/api/iam/logout', { refreshToken: u.refreshToken });
       expect(await fresh()).to.deep.equal([]);
+    });
+
+    it("identity flows that change an account announce it (record.update), by its owner; the owner's sign-outs are the owner's", async () => {
+      const u = await app.createUser();
+      const owner = { userId: u.id, apiTokenId: null };
+      // the first sign-in set lastLoginProvider: a record.update of the account, as FindOne answers it
+      const signedIn = (await fresh()).filter((e) => e.type === 'record.update');
+      expect(signedIn.map((e) => [e.model, e.recordId, e.actor])).to.deep.equal([['user', u.id, owner]]);
+      expect(signedIn[0].record).to.deep.equal(await findOne('user', u.id));
+      // signing in again changes nothing: no event
+      await app.signIn(u.username, u.password);
+      expect(await fresh()).to.deep.equal([]);
+      const changed = await u.http.post('/api/iam/change-password', { currentPassword: u.password, newPassword: 'another-long-password-2' });
+      expect(changed.status, changed.text).to.equal(200);
+      const list = await fresh();
+      expect(list.map((e) => [e.type, e.actor])).to.deep.equal([
+        ['record.update', owner],
+        ['session.revoke', owner],
+        ['session.revoke', owner],
+      ]);
+      expect(list[0].record).to.deep.equal(await findOne('user', u.id));
+      // an admin's deactivation ends the sessions: the admin's revokes
+      const again = await app.signIn(u.username, 'another-long-password-2');
+      await fresh();
+      expect((await app.http.patch(`/api/user/${again.id}`, { active: false })).status).to.equal(200);
+      const deactivated = await fresh();
+      expect(deactivated.map((e) => [e.type, e.actor])).to.deep.equal([
+        ['record.update', { userId: app.admin!.id, apiTokenId: null }],
+        ['session.revoke', { userId: app.admin!.id, apiTokenId: null }],
+      ]);
     });
 
     it('an API token is the actor of its writes', async () => {
