@@ -4,7 +4,8 @@
  * run, so a hit never bypasses them; only the database work and the serializing are saved.
  *
  * An answer depends on the generations of: ALL; the model; every model the query reads (relation
- * filters, sorts, populate, groupBy: `CheckedQuery.reads`); MEDIA when one of those has a media field;
+ * filters, sorts, populate, groupBy: `CheckedQuery.reads`) or the caller's row rules walk through
+ * (`CheckedQuery.ruleReads`; the controller passes both as `reads`); MEDIA when one of those has a media field;
  * and the models the Authorizer names for the caller (roles and permissions; the caller's API token).
  * Its key holds the model, the endpoint, the canonical query and the caller's permission scope.
  */

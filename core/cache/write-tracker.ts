@@ -4,7 +4,8 @@
  * remember to purge. Tables map to generation keys through the registry:
  * - a model's table → the model; a many-to-many join table → both ends; the media table → MEDIA;
  * - a DELETE on a model's table also touches every model related to it (a foreign key's ON DELETE
- *   may change their rows without a statement of its own);
+ *   may change their rows without a statement of its own), and, following ON DELETE CASCADE, every model
+ *   related to the models whose rows go with it (deleteReach);
  * - DDL (create/alter/drop/…) and statements the tracker cannot read → ALL;
  * - tables no record answer reads (knex's migration tables, other branches' bookkeeping) → nothing.
  *
@@ -31,31 +32,46 @@ export const MAX_OPEN_TRANSACTIONS = 1000;
 export interface TableMap {
   /** Generation keys a write to the table touches; undefined: no answer reads the table. */
   readonly writes: ReadonlyMap<string, readonly string[]>;
-  /** Extra keys a DELETE on the table touches (related models, for ON DELETE actions). */
+  /** Extra keys a DELETE on the table touches (related models, for ON DELETE actions, through cascades). */
   readonly deletes: ReadonlyMap<string, readonly string[]>;
 }
 
 export function tableMap(registry: Registry): TableMap {
-  const writes = new Map<string, Set<string>>();
-  const deletes = new Map<string, Set<string>>();
-  const add = (m: Map<string, Set<string>>, table: string, keys: readonly string[]): void => {
-    const s = m.get(table) ?? new Set<string>();
-    for (const k of keys) s.add(k);
-    m.set(table, s);
-  };
-  add(writes, MEDIA_TABLE, [MEDIA]);
+  const writes = new Map<string, readonly string[]>([[MEDIA_TABLE, [MEDIA]]]);
+  const related = new Map<string, Set<string>>(registry.contentTypes.map((ct) => [ct.name, new Set<string>()]));
+  const cascades = new Map<string, Set<string>>(registry.contentTypes.map((ct) => [ct.name, new Set<string>()]));
   for (const ct of registry.contentTypes) {
-    add(writes, ct.table, [ct.name]);
+    writes.set(ct.table, [ct.name]);
     for (const a of ct.attributes) {
       if (a.kind !== 'relation') continue;
-      if (a.joinTable) add(writes, a.joinTable.table, [ct.name, a.target]);
-      add(deletes, ct.table, [a.target]);
-      const target = registry.contentTypes.find((t) => t.name === a.target);
-      if (target) add(deletes, target.table, [ct.name]);
+      // Both sides of a many-to-many name its join table: the same two models either way.
+      if (a.joinTable) writes.set(a.joinTable.table, [...new Set([ct.name, a.target])]);
+      related.get(ct.name)?.add(a.target);
+      related.get(a.target)?.add(ct.name);
+      if (a.column && a.onDelete === 'cascade') cascades.get(a.target)?.add(ct.name);
     }
   }
-  const freeze = (m: Map<string, Set<string>>): Map<string, readonly string[]> => new Map([...m].map(([k, v]) => [k, [...v]]));
-  return { writes: freeze(writes), deletes: freeze(deletes) };
+  const deletes = new Map(registry.contentTypes.map((ct) => [ct.table, deleteReach(ct.name, related, cascades)]));
+  return { writes, deletes };
+}
+
+/**
+ * The models a DELETE of `model`'s rows may change besides it: every model related to it (its join
+ * tables' rows go, a foreign key's ON DELETE acts on the other table), and the same again for every model
+ * whose rows go with them by ON DELETE CASCADE, transitively: deleting an institute deletes its rooms
+ * (cascade), which sets their desks' room to null (set null). A row set null is only updated: it changes
+ * its own model, already among the related ones, and no foreign key acts further on an update.
+ */
+function deleteReach(model: string, related: ReadonlyMap<string, ReadonlySet<string>>, cascades: ReadonlyMap<string, ReadonlySet<string>>): readonly string[] {
+  const reached = new Set<string>();
+  const deleted = new Set([model]);
+  // A Set's walk visits what is added during it: every model deleted along the chains, each once.
+  for (const m of deleted) {
+    for (const r of related.get(m) ?? []) reached.add(r);
+    for (const c of cascades.get(m) ?? []) deleted.add(c);
+  }
+  reached.delete(model);
+  return [...reached];
 }
 
 const PUBLISHED_SUFFIX_AT_END = new RegExp(`${PUBLISHED_SUFFIX}$`);

@@ -24,14 +24,17 @@ export function etagOf(bytes: Buffer | string): string {
   return etagOfHash(createHash('sha1').update(bytes));
 }
 
-/** The entity-tags of a header: `"x"` or `W/"x"`, separated by commas, empty members allowed (RFC 9110 §5.6.1, §8.8.3). */
-const ENTITY_TAG = /(?:\s*,)*\s*(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,|$)/y;
+/**
+ * One entity-tag of a header, `"x"` or `W/"x"`, with the commas around it: empty members are allowed
+ * (RFC 9110 §5.6.1, §8.8.3), so a comma followed by nothing but commas and spaces ends the header.
+ */
+const ENTITY_TAG = /(?:\s*,)*\s*(?:W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*(?:,(?:[\s,]*$)?|$)/y;
 
 /**
  * Whether If-None-Match `header` matches the current representation tagged `etag` (a strong tag).
- * `*` matches any current representation; otherwise the weak comparison applies (`W/"x"` matches
- * `"x"`). A malformed member ends the reading: what came before it still counts, nothing after it
- * (a header that names no tag clearly never turns a 200 into a 304).
+ * `*` (alone) matches any current representation; otherwise the weak comparison applies (`W/"x"`
+ * matches `"x"`). A header with any malformed member matches nothing, whatever tags it names besides
+ * (README: a malformed header never yields 304).
  */
 export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
@@ -39,13 +42,14 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   if (h === '') return false;
   if (h === '*') return true;
   ENTITY_TAG.lastIndex = 0;
+  let hit = false;
   while (ENTITY_TAG.lastIndex < h.length) {
     const at = ENTITY_TAG.lastIndex;
     const m = ENTITY_TAG.exec(h);
     if (!m || ENTITY_TAG.lastIndex === at) return false;
-    if (m[1] === etag) return true;
+    if (m[1] === etag) hit = true;
   }
-  return false;
+  return hit;
 }
 
 /**

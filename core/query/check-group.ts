@@ -89,6 +89,8 @@ export interface CheckedGroup {
   readonly populateGroup: boolean;
   /** Models read through the joins: the caller needs `find` on each. */
   readonly reads: readonly string[];
+  /** Models the rules of those joins walk through (CheckedQuery.ruleReads). */
+  readonly ruleReads: readonly string[];
 }
 
 export interface CheckGroupOptions {
@@ -147,6 +149,7 @@ function knownZone(name: string): boolean {
 class GroupChecker {
   readonly joins: SortJoin[] = [];
   readonly reads = new Set<string>();
+  readonly ruleReads = new Set<string>();
 
   constructor(
     private readonly model: ContentType,
@@ -174,7 +177,8 @@ class GroupChecker {
       let join = this.joins.find((j) => j.from === from);
       if (!join) {
         this.meter.addScope(at);
-        const rule = this.opts ? relatedRule(target, BASE_ALIAS, { ...this.opts, maxLimit: this.opts.maxLimit }) : null;
+        const { filter: rule, reads } = this.opts ? relatedRule(target, BASE_ALIAS, this.opts) : { filter: null, reads: [] };
+        for (const m of reads) this.ruleReads.add(m);
         join = { alias: `g${this.joins.length + 1}`, table: proveTable(target.table), from, softDelete: target.softDelete, ...(rule && { rule }) };
         this.joins.push(join);
       }
@@ -267,7 +271,8 @@ export function checkGroup(input: GroupCheckInput, model: ContentType, opts: Che
   const offset = input.page.page !== null ? (input.page.page - 1) * limit : (input.page.offset ?? 0);
   const zone = checkTimeZone(group.timezone, opts.timeZones);
   c.reads.delete(model.name);
-  return { keys, aggregates, joins: c.joins, sort, limit, offset, zone, populateGroup: group.populateGroup, reads: [...c.reads] };
+  c.ruleReads.delete(model.name);
+  return { keys, aggregates, joins: c.joins, sort, limit, offset, zone, populateGroup: group.populateGroup, reads: [...c.reads], ruleReads: [...c.ruleReads] };
 }
 
 /** A grouped Find, checked: the groups, and what `groupRecords` shows inside each of them. */
@@ -283,6 +288,8 @@ export interface CheckedGroupQuery {
   readonly records: CheckedQuery;
   /** Every model the query reads besides its own: the caller needs `find` on each. */
   readonly reads: readonly string[];
+  /** Every model besides its own that the caller's rules walk through (CheckedQuery.ruleReads). */
+  readonly ruleReads: readonly string[];
 }
 
 /** Checks a Find query that has grouping parameters (`q.group` set). */
@@ -306,5 +313,6 @@ export function checkGroupedQuery(q: ListQuery, model: ContentType, opts: CheckG
     group: checked,
     records,
     reads: [...new Set([...records.reads, ...checked.reads])],
+    ruleReads: [...new Set([...records.ruleReads, ...checked.ruleReads])],
   };
 }

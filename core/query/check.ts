@@ -102,6 +102,8 @@ const isToMany = (a: RelationAttribute): boolean => a.relation === 'oneToMany' |
 
 class Checker {
   readonly reads = new Set<string>();
+  /** The models the caller's rules walk through (CheckedQuery.ruleReads). */
+  readonly ruleReads = new Set<string>();
 
   constructor(
     private readonly opts: CheckOptions,
@@ -127,7 +129,9 @@ class Checker {
     const full = scope.registry.get(model.name) ?? model;
     const sub = new Checker({ ...this.opts, registry: scope.registry, scope: undefined }, new CostMeter(this.opts.cost ?? DEFAULT_COST_BOUNDS), this.aliases);
     try {
-      return sub.filter(node, full, alias, null, pathFrom(full));
+      const checked = sub.filter(node, full, alias, null, pathFrom(full));
+      for (const m of sub.reads) this.ruleReads.add(m);
+      return checked;
     } catch {
       return NOTHING(alias);
     }
@@ -398,9 +402,14 @@ class Checker {
   }
 }
 
-/** The caller's `find` rule for `model` (a model reached through a relation) at `alias`, or null (CheckOptions.scope). */
-export function relatedRule(model: ContentType, alias: string, opts: CheckOptions): CheckedFilter | null {
-  return new Checker(opts, new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS)).rule(model, alias);
+/**
+ * The caller's `find` rule for `model` (a model reached through a relation) at `alias`, or null
+ * (CheckOptions.scope), with the models it walks through (CheckedQuery.ruleReads).
+ */
+export function relatedRule(model: ContentType, alias: string, opts: CheckOptions): { readonly filter: CheckedFilter | null; readonly reads: readonly string[] } {
+  const c = new Checker(opts, new CostMeter(opts.cost ?? DEFAULT_COST_BOUNDS));
+  const filter = c.rule(model, alias);
+  return { filter, reads: [...c.ruleReads] };
 }
 
 /** Checks a parsed Find / FindOne query against its model. */
@@ -427,7 +436,9 @@ export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOpti
     populate: c.populate(model, q.populate, 1),
     populateMedia,
     reads: [],
+    ruleReads: [],
   };
   c.reads.delete(model.name);
-  return { ...checked, reads: [...c.reads] };
+  c.ruleReads.delete(model.name);
+  return { ...checked, reads: [...c.reads], ruleReads: [...c.ruleReads] };
 }

@@ -115,6 +115,12 @@ export interface CheckedQuery {
   readonly populateMedia: readonly MediaAttribute[];
   /** Every model the query reads besides its own (relation filters, populate, sort joins): the caller needs `find` on each. */
   readonly reads: readonly string[];
+  /**
+   * Every model besides its own that the caller's row rules walk through (`institute` in a fee-type rule
+   * `{institute: {city: …}}`): which records the answer holds depends on them (the response cache), but
+   * the caller needs no permission on them (a rule is the admin's, not the caller's).
+   */
+  readonly ruleReads: readonly string[];
 }
 
 export const BASE_ALIAS = 't0';

@@ -43,9 +43,19 @@ function asText(v: unknown, at: string): string {
   return v;
 }
 
-/** `fields=a,b`, `fields[0]=a`: a list of names. */
-function nameList(v: unknown, at: string): string[] {
-  const out = asList(v, at, MAX_LIST_PARAM).flatMap((x, i) => asText(x, `${at}[${i}]`).split(',')).map((s) => s.trim()).filter(Boolean);
+/**
+ * The comma-separated names of list entry `at` (`a,b`), trimmed. An empty one (`fields[0]=`, `a,,b`, a
+ * trailing comma) is malformed, not skipped: it would silently drop what the client meant to ask for.
+ */
+function namesOf(v: unknown, at: string, what: string): string[] {
+  return asText(v, at)
+    .split(',')
+    .map((s) => s.trim() || bad(at, `names no ${what}`));
+}
+
+/** `fields=a,b`, `fields[0]=a`: a list of names (`what` names them in the message of an empty one). */
+function nameList(v: unknown, at: string, what = 'field'): string[] {
+  const out = asList(v, at, MAX_LIST_PARAM).flatMap((x, i) => namesOf(x, `${at}[${i}]`, what));
   if (out.length > MAX_LIST_PARAM) bad(at, `at most ${MAX_LIST_PARAM} entries`);
   return out;
 }
@@ -69,9 +79,8 @@ function parseBoolean(v: unknown, at: string): boolean {
 export function parseSort(v: unknown, at: string): SortKey[] {
   const keys: SortKey[] = [];
   asList(v, at, MAX_SORT_KEYS).forEach((item, i) => {
-    for (const part of asText(item, `${at}[${i}]`).split(',')) {
-      let key = part.trim();
-      if (key === '') continue;
+    for (const part of namesOf(item, `${at}[${i}]`, 'field')) {
+      let key = part;
       let direction: 'asc' | 'desc' = 'asc';
       if (key.startsWith('-')) {
         direction = 'desc';
@@ -224,7 +233,7 @@ export function parsePopulate(v: unknown, at: string, depth = 1): PopulateNode[]
     }
     return [...out.values()];
   }
-  nameList(v, at).forEach((path) => mergePopulate(out, dottedPopulate(path, at)));
+  nameList(v, at, 'relation').forEach((path) => mergePopulate(out, dottedPopulate(path, at)));
   return [...out.values()];
 }
 

@@ -135,13 +135,15 @@ export class RecordController {
    */
   private async cachedRead(
     ctx: RecordContext,
-    read: { model: ContentType; kind: ReadKind; id: number | null; version: string; query: ListQuery; reads: readonly string[] },
+    read: { model: ContentType; kind: ReadKind; id: number | null; version: string; query: ListQuery; reads: readonly string[]; ruleReads: readonly string[] },
     rules: ReadRules | undefined,
     compute: () => Promise<unknown>,
   ): Promise<void> {
+    // The rules applied are those of the model and the models it reads (a rule applies no rule inside it) …
     const scope = this.cache ? ruledScope(scopeOf(this.authorizer, ctx.state.actor), rules?.source, ctx.state.actor, [read.model.name, ...read.reads], rules?.actions) : null;
     if (!this.cache || !scope) return this.sendRead(ctx, await compute());
-    this.sendAnswer(ctx, await this.cache.answer({ ...read, scope, raw: ctx.querystring }, async () => this.serializeRead(await compute())));
+    // … but the answer depends on every model those rules walk through as well.
+    this.sendAnswer(ctx, await this.cache.answer({ ...read, reads: [...read.reads, ...read.ruleReads], scope, raw: ctx.querystring }, async () => this.serializeRead(await compute())));
   }
 
   private sendBytes(ctx: RecordContext, buffers: readonly Buffer[], bytes: number): void {
@@ -226,13 +228,13 @@ export class RecordController {
       const g = this.service.groupInLocale(await this.service.checkGrouped(read.model, parsed, read.access), locale);
       await this.checkReads(ctx, model, g.reads, g.softDelete);
       await this.checkDrafts(ctx, model, g.reads, status);
-      await this.cachedRead(ctx, { model, kind: 'grouped', id: null, version, query: parsed, reads: g.reads }, read.rules, () => this.service.findGrouped(g));
+      await this.cachedRead(ctx, { model, kind: 'grouped', id: null, version, query: parsed, reads: g.reads, ruleReads: g.ruleReads }, read.rules, () => this.service.findGrouped(g));
       return;
     }
     const q = this.service.inLocale(this.service.check(read.model, parsed, read.access), locale);
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     await this.checkDrafts(ctx, model, q.reads, status);
-    await this.cachedRead(ctx, { model, kind: 'find', id: null, version, query: parsed, reads: q.reads }, read.rules, () => this.service.find(q));
+    await this.cachedRead(ctx, { model, kind: 'find', id: null, version, query: parsed, reads: q.reads, ruleReads: q.ruleReads }, read.rules, () => this.service.find(q));
   }
 
   async findOne(ctx: RecordContext, model: ContentType): Promise<void> {
@@ -246,7 +248,7 @@ export class RecordController {
     await this.checkReads(ctx, model, q.reads, q.softDelete);
     await this.checkDrafts(ctx, model, q.reads, status);
     const id = await this.service.rowFor(read.model, named, locale, q.softDelete);
-    await this.cachedRead(ctx, { model, kind: 'findOne', id, version: `${status}|${locale ?? ''}`, query: parsed, reads: q.reads }, read.rules, () => this.service.findOne(q, id));
+    await this.cachedRead(ctx, { model, kind: 'findOne', id, version: `${status}|${locale ?? ''}`, query: parsed, reads: q.reads, ruleReads: q.ruleReads }, read.rules, () => this.service.findOne(q, id));
   }
 
   /** Issue 14: `status=published` on a create publishes the new entries at once (needs `<model>.publish`). */

@@ -295,6 +295,35 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    describe('strictness: an empty name in a list parameter answers 400 naming the entry', () => {
+      const cases: [string, string, string][] = [
+        ['sort[0]=', 'sort[0]', 'names no field'],
+        ['sort[0]=title&sort[1]=%20', 'sort[1]', 'names no field'],
+        ['sort=title,', 'sort[0]', 'names no field'],
+        ['fields[0]=', 'fields[0]', 'names no field'],
+        ['fields[]=', 'fields[0]', 'names no field'],
+        ['fields=title,,pages', 'fields[0]', 'names no field'],
+        ['populate[0]=', 'populate[0]', 'names no relation'],
+        ['populate=author,', 'populate[0]', 'names no relation'],
+        ['populateMedia[0]=', 'populateMedia[0]', 'names no field'],
+        ['populate[author][fields][0]=', 'populate[author][fields][0]', 'names no field'],
+        ['populate[tags][sort][0]=', 'populate[tags][sort][0]', 'names no field'],
+        ['groupBy[0]=', 'groupBy[0]', 'names no field'],
+        ['groupBy[0]=title&aggregates[0]=', 'aggregates[0]', 'names no field'],
+        ['groupBy[0]=title&groupFilter[sort][0]=', 'groupFilter[sort][0]', 'names no field'],
+      ];
+      for (const [query, parameter, problem] of cases) {
+        it(`${query} → 400 at ${parameter}`, async () => {
+          const paths = ['/api/book', ...(query.startsWith('fields') || query.startsWith('populate') ? [`/api/book/${id('book:Alpha')}`] : [])];
+          for (const path of paths) {
+            const res = await get(`${path}?${query}`);
+            expect(res.status, `${path}: ${res.text}`).to.equal(400);
+            expect(res.body.error).to.deep.equal({ status: 400, name: 'BadRequestError', message: `${parameter}: ${problem}`, details: { parameter } });
+          }
+        });
+      }
+    });
+
     describe('safety: private fields are unknown at every depth', () => {
       // Each query is sent twice: with the private name and with a name that does not exist. The answers
       // must be the same but for the name, so a client cannot tell whether the private field exists.

@@ -3,16 +3,18 @@
  * - CACHE=memory: a repeated read is answered from the cache (same bytes, same ETag, 304 still works);
  *   a write is seen by the writer's next read at once (the model, a model it filters / populates
  *   through, a relation change, a delete); a hit bypasses neither authentication nor permission checks;
- *   CACHE_MAX_ENTRIES and CACHE_MAX_ENTRY_BYTES hold at the limit and past it, without errors.
+ *   CACHE_MAX_ENTRIES and CACHE_MAX_ENTRY_BYTES hold at the limit and past it, without errors; a DELETE
+ *   whose foreign-key actions reach further in a chain (cascade, then set null) purges every model changed.
  * - CACHE=redis: two service instances on one database and one Redis: a write on one is seen by a read
  *   on the other within one second (at once, in fact: generation counters in Redis).
  */
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
 import { client } from '../../helpers/http';
 import { userWith } from '../../helpers/roles';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db';
-import { startTestApp, type TestApp } from '../../helpers/test-app';
+import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 import type { MemoryStore } from '../../../core/cache/memory-store';
 import { COMMIT_SETTLE_MS } from '../../../core/cache/write-tracker';
 import { png, sendForm } from '../../helpers/multipart';
@@ -142,6 +144,33 @@ for (const dialect of DIALECTS) {
       } finally {
         await small.close();
       }
+    });
+  });
+
+  describe(`Response cache, CACHE=memory, a DELETE that cascades in several steps [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect, { contentTypesDir: join(ROOT, 'tests', 'fixtures', 'cascade-models'), env: { CACHE: 'memory' } });
+      await settle();
+    });
+    after(async () => app?.close());
+
+    it('campus → room (ON DELETE CASCADE) → desk (ON DELETE SET NULL): the desk answers show the room gone', async () => {
+      const campus = await app.http.post('/api/campus', { name: 'Doomed', city: 'Bern' });
+      expect(campus.status, campus.text).to.equal(200);
+      const room = await app.http.post('/api/room', { name: 'Doomed room', campusId: campus.body.data.id });
+      expect(room.status, room.text).to.equal(200);
+      const desk = await app.http.post('/api/desk', { label: 'Standing desk', roomId: room.body.data.id });
+      expect(desk.status, desk.text).to.equal(200);
+      const paths = ['/api/desk?sort[0]=id', `/api/desk/${desk.body.data.id}`, '/api/room?sort[0]=id'];
+      const hits = app.deps.responseCache!.stats.hits;
+      for (let i = 0; i < 2; i++) for (const path of paths) expect((await app.http.get(path)).status, path).to.equal(200);
+      expect(app.deps.responseCache!.stats.hits - hits, 'the second round is answered from the cache').to.equal(paths.length);
+
+      expect((await app.http.del(`/api/campus/${campus.body.data.id}`)).status).to.equal(200);
+      expect((await app.http.get('/api/room?sort[0]=id')).body.records, 'the room went with its campus').to.deep.equal([]);
+      expect((await app.http.get('/api/desk?sort[0]=id')).body.records.map((d: { roomId: number | null }) => d.roomId)).to.deep.equal([null]);
+      expect((await app.http.get(`/api/desk/${desk.body.data.id}`)).body.roomId).to.equal(null);
     });
   });
 

@@ -5,8 +5,11 @@ import { canonicalQuery } from '../../../core/cache/key';
 import { entryTtlMs } from '../../../core/cache/response-cache';
 import { ENTRY_OVERHEAD_BYTES, MemoryStore } from '../../../core/cache/memory-store';
 import { ALL } from '../../../core/cache/store';
-import { keysOfStatement, MEDIA, type TableMap, WriteTracker } from '../../../core/cache/write-tracker';
+import { keysOfStatement, MEDIA, type TableMap, tableMap, WriteTracker } from '../../../core/cache/write-tracker';
+import { join } from 'node:path';
 import knex from 'knex';
+import { findRootDir } from '../../../config';
+import { loadRegistry } from '../../../core/registry';
 import { FIND_PARAMS, parseListQuery } from '../../../core/query/parse';
 import qs from 'qs';
 
@@ -48,6 +51,23 @@ describe('response cache: statements → generation keys', () => {
     ['with x as (delete from "fee_types" returning *) select * from x', [ALL]],
   ];
   for (const [sql, keys] of cases) it(sql, () => expect(keysOfStatement(sql, map)).to.deep.equal(keys));
+});
+
+describe('response cache: the tables of a registry → generation keys', () => {
+  // tests/fixtures/cascade-models: room → campus ON DELETE CASCADE, desk → room ON DELETE SET NULL.
+  const root = findRootDir(__dirname);
+  const registry = loadRegistry([{ dir: join(root, 'tests', 'fixtures', 'cascade-models'), plugin: null }], root);
+  const map = tableMap(registry);
+  const deleteFrom = (model: string): string[] => [...keysOfStatement(`delete from "${registry.get(model)!.table}" where "id" = ?`, map)].sort();
+  const cases: [string, string[]][] = [
+    ['campus', ['campus', 'desk', 'room']], // its rooms go (cascade), and with them their desks' room (set null)
+    ['room', ['campus', 'desk', 'room']],
+    ['desk', ['desk', 'room']],
+  ];
+  for (const [model, keys] of cases) it(`a DELETE on ${model}'s table touches ${keys.join(', ')}`, () => expect(deleteFrom(model)).to.deep.equal(keys));
+  it('an UPDATE touches the model alone', () => {
+    expect(keysOfStatement(`update "${registry.get('campus')!.table}" set "city" = ?`, map)).to.deep.equal(['campus']);
+  });
 });
 
 describe('response cache: memory store bounds', () => {

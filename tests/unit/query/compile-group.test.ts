@@ -35,6 +35,7 @@ const group = (zone: CheckedGroup['zone']): CheckedGroup => ({
   zone,
   populateGroup: false,
   reads: [],
+  ruleReads: [],
 });
 
 const src = { table: 'payment' as TableRef, filter: null, softDelete: 'active' as const };
