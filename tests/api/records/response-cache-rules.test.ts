@@ -15,7 +15,7 @@ import { makeRole } from '../../helpers/roles';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db';
 import { ROOT, startTestApp, type TestApp, type TestUser } from '../../helpers/test-app';
 
-const CASCADE_MODELS = join(ROOT, 'tests', 'fixtures', 'cascade-models');
+const CHAIN_MODELS = join(ROOT, 'tests', 'fixtures', 'cache-chain-models');
 
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, COMMIT_SETTLE_MS + 100));
 const q = (o: Record<string, unknown>): string => qs.stringify(o, { encodeValuesOnly: true });
@@ -156,8 +156,8 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       database = await createTestDatabase(dialect);
-      cached = await startTestApp(dialect, { database, contentTypesDir: CASCADE_MODELS, env: { CACHE: 'memory' } });
-      plain = await startTestApp(dialect, { database, contentTypesDir: CASCADE_MODELS, env: { CACHE: 'off' } });
+      cached = await startTestApp(dialect, { database, contentTypesDir: CHAIN_MODELS, env: { CACHE: 'memory' } });
+      plain = await startTestApp(dialect, { database, contentTypesDir: CHAIN_MODELS, env: { CACHE: 'off' } });
       const roleId = await makeRole(cached, 'desk-reader', ['desk.find']);
       // desk.findOne and room.find only under rules that walk through campus (a model the queries never name).
       const rules: [string, unknown][] = [

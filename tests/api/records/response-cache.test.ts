@@ -150,7 +150,7 @@ for (const dialect of DIALECTS) {
   describe(`Response cache, CACHE=memory, a DELETE that cascades in several steps [${dialect}]`, () => {
     let app: TestApp;
     before(async () => {
-      app = await startTestApp(dialect, { contentTypesDir: join(ROOT, 'tests', 'fixtures', 'cascade-models'), env: { CACHE: 'memory' } });
+      app = await startTestApp(dialect, { contentTypesDir: join(ROOT, 'tests', 'fixtures', 'cache-chain-models'), env: { CACHE: 'memory' } });
       await settle();
     });
     after(async () => app?.close());

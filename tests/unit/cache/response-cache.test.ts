@@ -54,9 +54,9 @@ describe('response cache: statements → generation keys', () => {
 });
 
 describe('response cache: the tables of a registry → generation keys', () => {
-  // tests/fixtures/cascade-models: room → campus ON DELETE CASCADE, desk → room ON DELETE SET NULL.
+  // tests/fixtures/cache-chain-models: room → campus ON DELETE CASCADE, desk → room ON DELETE SET NULL.
   const root = findRootDir(__dirname);
-  const registry = loadRegistry([{ dir: join(root, 'tests', 'fixtures', 'cascade-models'), plugin: null }], root);
+  const registry = loadRegistry([{ dir: join(root, 'tests', 'fixtures', 'cache-chain-models'), plugin: null }], root);
   const map = tableMap(registry);
   const deleteFrom = (model: string): string[] => [...keysOfStatement(`delete from "${registry.get(model)!.table}" where "id" = ?`, map)].sort();
   const cases: [string, string[]][] = [
