@@ -132,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     publicUrl,
     database: databaseTarget(read(env, SETTINGS.databaseUrl), read(env, SETTINGS.databaseSchema), rootDir, dataDir),
     sqliteReaders: read(env, SETTINGS.sqliteReaders),
+    heapGrowthPercent: read(env, SETTINGS.heapGrowthPercent),
     contentTypesDir: resolve(rootDir, read(env, SETTINGS.contentTypesDir)),
     migrationsDir: resolve(rootDir, read(env, SETTINGS.migrationsDir)),
     autoMigrate: autoRaw === '' ? !production : SETTINGS.allowDestructive.parse(autoRaw),

@@ -37,6 +37,14 @@ export function parseSqliteReaders(raw: string): number {
   return n;
 }
 
+/** NODE_HEAP_GROWTH_PERCENT: 0 (V8's own heap growing) to MAX_HEAP_GROWTH_PERCENT. */
+export const MAX_HEAP_GROWTH_PERCENT = 400;
+export function parseHeapGrowth(raw: string): number {
+  const n = parsePositiveInt(raw);
+  if (n > MAX_HEAP_GROWTH_PERCENT) throw new Error(`"${raw}" is more than ${MAX_HEAP_GROWTH_PERCENT} (0 leaves the heap's growth to V8)`);
+  return n;
+}
+
 export function parseList(raw: string): string[] {
   return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
 }

@@ -1,4 +1,5 @@
 /** Composition root: loadConfig → boot (registry, database) → migrate → plugins → createApp → listen. */
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from '../config';
 import { enabledPlugins } from '../config/plugins';
 import { DestructiveChangeError, prepareSchema } from '../database/migrate';
@@ -9,6 +10,8 @@ import { RegistryError } from './registry';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // V8 reads it at every full collection: set before the heap has grown (BENCHMARKS.md, "Heap growth").
+  if (config.heapGrowthPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
   // Buffered: the access log is written in the background (boot.ts createLogger).
   const deps = boot(config, enabledPlugins(), createLogger(config, true));
   const { log } = deps;

@@ -41,6 +41,14 @@ describe('config', () => {
     expect(() => loadConfig({ ...base, SQLITE_READERS: 'two' }, root)).to.throw(ConfigError, /SQLITE_READERS/);
   });
 
+  it('NODE_HEAP_GROWTH_PERCENT: 50 by default, 0 (V8 decides) to 400 (400 starts, 401 is refused naming the setting)', () => {
+    expect(loadConfig(base, root).heapGrowthPercent).to.equal(50);
+    expect(loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: '0' }, root).heapGrowthPercent).to.equal(0);
+    expect(loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: '400' }, root).heapGrowthPercent).to.equal(400);
+    expect(() => loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: '401' }, root)).to.throw(ConfigError, /NODE_HEAP_GROWTH_PERCENT: "401" is more than 400/);
+    expect(() => loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: 'half' }, root)).to.throw(ConfigError, /NODE_HEAP_GROWTH_PERCENT/);
+  });
+
   it('reads the per-caller gate: CALLER_CONCURRENCY (at least 1), CALLER_QUEUE and CALLER_QUEUE_TIMEOUT', () => {
     expect(loadConfig(base, root).callerGate).to.deep.equal({ running: 6, waiting: 100, maxWaitMs: 10_000 });
     expect(loadConfig({ ...base, CALLER_CONCURRENCY: '2', CALLER_QUEUE: '0', CALLER_QUEUE_TIMEOUT: '250ms' }, root).callerGate).to.deep.equal({ running: 2, waiting: 0, maxWaitMs: 250 });
