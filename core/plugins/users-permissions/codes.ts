@@ -70,10 +70,14 @@ export class Codes {
     return null;
   }
 
-  /** A reset token (256 bits: guessing is hopeless, so no attempt counter) → its live code, spent. */
-  async consumeToken(purpose: Purpose, token: string): Promise<CodeRow | null> {
+  /**
+   * A reset token (256 bits: guessing is hopeless, so no attempt counter) → its live code, spent, when
+   * `accept` (given the account it was issued to) says the request may use it; a refused request leaves
+   * the token as it was, so a mistyped name does not cost the owner their reset.
+   */
+  async consumeToken(purpose: Purpose, token: string, accept: (userId: number) => Promise<boolean>): Promise<CodeRow | null> {
     const c = (await this.db(this.store.codes).where({ purpose, code_hash: this.hash(token) }).whereNull('used_at').first()) as RawCode | undefined;
-    if (!c || timeOf(c.expires_at) <= Date.now()) return null;
+    if (!c || timeOf(c.expires_at) <= Date.now() || !(await accept(Number(c.user_id)))) return null;
     return (await this.spend(c.id)) ? toRow(c) : null;
   }
 

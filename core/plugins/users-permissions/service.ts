@@ -202,12 +202,17 @@ export class IdentityService {
     const password = check.string(body, 'password', { required: true });
     this.checkPassword(check, 'password', password);
     check.done('invalid password reset');
-    await this.d.limiter.check('forgot-password', ip, null);
+    await this.d.limiter.checkAddress('forgot-password', ip);
     const invalid = new BadRequestError('invalid or expired reset token', { errorCode: 'INVALID_RESET_TOKEN' });
-    const code = await this.d.codes.consumeToken('reset', token as string);
-    if (!code) throw invalid;
-    const user = await this.d.store.userById(code.userId);
-    if (!user || (email !== undefined && normalize(email) !== normalize(user.email)) || (username !== undefined && normalize(username) !== normalize(user.username))) throw invalid;
+    let user: UserRow | undefined;
+    // The token is spent only by a request that names its account rightly (a typo leaves it usable);
+    // each use counts against the account the token was issued to.
+    const code = await this.d.codes.consumeToken('reset', token as string, async (userId) => {
+      await this.d.limiter.checkAccount('forgot-password', `user:${userId}`);
+      user = await this.d.store.userById(userId);
+      return user !== undefined && (email === undefined || normalize(email) === normalize(user.email)) && (username === undefined || normalize(username) === normalize(user.username));
+    });
+    if (!code || !user) throw invalid;
     // The token reached the account's mailbox: the address is proven (a later OTP sign-in keeps this password).
     await this.d.store.updateUser(user.id, { password: await this.d.passwords.hash(password as string), force_password_change: false, email_verified: true }, self(user.id));
     await this.d.codes.voidAll(user.id, 'reset');
@@ -379,23 +384,27 @@ export class IdentityService {
     });
   }
 
-  private async confirmTarget(raw: unknown): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
+  /**
+   * The account and code a confirmation names, its tries counted: against the caller's address, then
+   * against the account whichever of its identifiers named it (limitAccount), as the initiate counted.
+   */
+  private async confirmTarget(raw: unknown, ip: string): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
+    await this.d.limiter.checkAddress('otp', ip);
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const identifier = check.string(body, 'identifier', { required: true, max: 255 });
     const type = this.identifierType(check, body, identifier);
     const otp = check.string(body, 'otp', { required: true, max: 16 });
     check.done('invalid confirmation');
-    if (!/^\d{6}$/.test(otp as string)) throw new UnauthorizedError(BAD_CODE);
     const user = await this.d.store.userBy(type, identifier as string);
+    await this.limitAccount('otp', user, type, identifier as string);
+    if (!/^\d{6}$/.test(otp as string)) throw new UnauthorizedError(BAD_CODE);
     return { user, channel: type === 'username' ? null : type, otp: otp as string };
   }
 
   async otpRegisterConfirm(raw: unknown, ip: string): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
-    const body = bodyOf(raw);
-    await this.d.limiter.check('otp', ip, typeof body.identifier === 'string' ? normalize(body.identifier) : null);
-    const { user, channel, otp } = await this.confirmTarget(body);
+    const { user, channel, otp } = await this.confirmTarget(raw, ip);
     const code = user ? await this.d.codes.consume(user.id, 'register', channel, otp) : null;
     if (!user || !code) throw new UnauthorizedError(BAD_CODE);
     const { active } = await this.verified(user, code.channel);
@@ -425,9 +434,7 @@ export class IdentityService {
 
   async otpLoginConfirm(raw: unknown, ip: string): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
-    const body = bodyOf(raw);
-    await this.d.limiter.check('otp', ip, typeof body.identifier === 'string' ? normalize(body.identifier) : null);
-    const { user, channel, otp } = await this.confirmTarget(body);
+    const { user, channel, otp } = await this.confirmTarget(raw, ip);
     const code = user ? await this.d.codes.consume(user.id, 'login', channel, otp) : null;
     if (!user || !code || !user.active) throw new UnauthorizedError(BAD_CODE);
     await this.verified(user, code.channel);

@@ -390,6 +390,11 @@ for (const dialect of DIALECTS) {
         const token = resetTokenIn(await mail.next(u.email, since));
         expect((await app.anon.post('/api/iam/confirm/forgot-password', { email: other.email, verificationToken: token, password: 'hijack-pass-1' })).status).to.equal(400);
         expect((await app.anon.post('/api/iam/authenticate', { username: other.username, password: other.password })).status).to.equal(200);
+        // a request naming the wrong account does not spend the token: the owner's reset still works
+        expect((await app.anon.post('/api/iam/confirm/forgot-password', { username: `${u.username}x`, email: u.email, verificationToken: token, password: 'typo-pass-1' })).status).to.equal(400);
+        const owner = await app.anon.post('/api/iam/confirm/forgot-password', { username: u.username, email: u.email, verificationToken: token, password: pw('owner-reset-1') });
+        expect(owner.status, owner.text).to.equal(200);
+        expect((await app.anon.post('/api/iam/authenticate', { username: u.username, password: 'owner-reset-1' })).status).to.equal(200);
       });
     });
   });

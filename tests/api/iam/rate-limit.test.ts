@@ -57,6 +57,21 @@ for (const dialect of DIALECTS) {
         expect(otp).to.deep.equal([200, 200, 200, 429]);
       });
 
+      it('OTP confirmations count per account, whichever identifier names it (one counter, not one per spelling)', async () => {
+        const mobile = `+49152${Date.now() % 10_000_000}`;
+        const u = await app.createUser({ mobile });
+        await new Promise((r) => setTimeout(r, 1100));
+        const statuses: number[] = [];
+        for (const identifier of [u.username, u.email, mobile, u.username.toUpperCase()]) {
+          statuses.push((await app.anon.post('/api/iam/otp/login/confirm', { identifier, otp: '000000' })).status);
+        }
+        expect(statuses).to.deep.equal([401, 401, 401, 429]);
+        await new Promise((r) => setTimeout(r, 1100));
+        const register: number[] = [];
+        for (const identifier of [u.email, u.email.toUpperCase(), ` ${u.email} `, u.email]) register.push((await app.anon.post('/api/iam/otp/register/confirm', { identifier, otp: '000000' })).status);
+        expect(register).to.deep.equal([401, 401, 401, 429]);
+      });
+
       it('per address: many accounts from one address → 429; a spoofed X-Forwarded-For makes no fresh key', async () => {
         const statuses: number[] = [];
         for (let i = 0; i < 9; i++) {
