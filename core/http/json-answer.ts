@@ -1,8 +1,9 @@
 /**
- * A record answer as JSON bytes, bounded and without holding the event loop (issue 13): the body is
- * serialized piece by piece (a record without nested records is one native JSON.stringify; records
- * with populated relations are walked), bytes are counted as they are made, and serializing yields to
- * other requests (setImmediate) after every SLICE_MS of work. The whole answer is made before anything
+ * A record answer as JSON bytes, bounded and without holding the event loop (issue 13): a small answer
+ * (WHOLE_MAX_NODES) is one native JSON.stringify; a larger one is serialized piece by piece (a record
+ * without nested records is one native JSON.stringify; records with populated relations are walked),
+ * bytes are counted as they are made, and serializing yields to other requests (setImmediate) after
+ * every SLICE_MS of work. The whole answer is made before anything
  * is sent, so a body past ANSWER_MAX_BYTES answers 413 instead of a cut-off 200.
  */
 import { performance } from 'node:perf_hooks';
@@ -17,6 +18,12 @@ const CHUNK_CHARS = 1 << 16;
 const MAX_WALK_DEPTH = 32;
 /** Pieces between two looks at the clock. */
 const CLOCK_EVERY = 128;
+/**
+ * Answers of at most this many objects and arrays (a page of records with their populated lists) are
+ * stringified whole: one native call, well under SLICE_MS, where walking them piece by piece cost more
+ * than the stringify itself.
+ */
+export const WHOLE_MAX_NODES = 2000;
 
 const isLeaf = (v: unknown): boolean => v === null || typeof v !== 'object';
 
@@ -40,6 +47,19 @@ function isFlat(v: unknown): boolean {
  */
 function isShallow(obj: Record<string, unknown>): boolean {
   for (const k in obj) if (!isFlat(obj[k])) return false;
+  return true;
+}
+
+/** Are there at most `budget.left` objects and arrays in `v`? (stops counting once past it) */
+function fitsWhole(v: unknown, budget: { left: number }): boolean {
+  if (v === null || typeof v !== 'object') return true;
+  if (--budget.left < 0) return false;
+  if (Array.isArray(v)) {
+    for (const item of v) if (!fitsWhole(item, budget)) return false;
+    return true;
+  }
+  if (!isPlainObject(v)) return true;
+  for (const k in v as Record<string, unknown>) if (!fitsWhole((v as Record<string, unknown>)[k], budget)) return false;
   return true;
 }
 
@@ -114,8 +134,17 @@ export interface JsonAnswer {
  * answer of a write that has been committed (the message says so). `tag`: compute its strong ETag too.
  */
 export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = false, tag = false): Promise<JsonAnswer> {
-  const buffers: Buffer[] = [];
   const hash = tag ? answerHasher() : null;
+  if (fitsWhole(body, { left: WHOLE_MAX_NODES })) {
+    const text = JSON.stringify(body) ?? 'null';
+    // Each UTF-16 unit is at least one UTF-8 byte: past the bound in characters is past it in bytes.
+    if (text.length > maxBytes) throw tooLarge(maxBytes, afterWrite);
+    const b = Buffer.from(text, 'utf8');
+    if (b.length > maxBytes) throw tooLarge(maxBytes, afterWrite);
+    hash?.update(b);
+    return hash ? { buffers: [b], bytes: b.length, etag: etagOfHash(hash) } : { buffers: [b], bytes: b.length };
+  }
+  const buffers: Buffer[] = [];
   let bytes = 0;
   let parts: string[] = [];
   let chars = 0;

@@ -1,11 +1,13 @@
 /**
- * core/http/json-answer.ts: the piecewise serializer writes exactly what JSON.stringify writes, bounds
- * the bytes (ANSWER_MAX_BYTES: at the limit and one byte past, multi-byte characters counted as bytes),
- * and yields to the event loop while it works on a large answer.
+ * core/http/json-answer.ts: the serializer writes exactly what JSON.stringify writes, whole for a small
+ * answer (WHOLE_MAX_NODES) and piece by piece past it, bounds the bytes (ANSWER_MAX_BYTES: at the limit
+ * and one byte past, multi-byte characters counted as bytes) either way, and yields to the event loop
+ * while it works on a large answer.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { jsonAnswer } from '../../../core/http/json-answer';
+import { createHash } from 'node:crypto';
+import { jsonAnswer, WHOLE_MAX_NODES } from '../../../core/http/json-answer';
 import { AnswerTooLargeError } from '../../../core/errors/errors';
 
 const text = async (body: unknown, max = Number.POSITIVE_INFINITY, afterWrite = false): Promise<string> => {
@@ -35,6 +37,29 @@ describe('json answer serializer', () => {
     expect(await text(odd)).to.equal(JSON.stringify(odd));
     const parsed: unknown = JSON.parse('{"__proto__": {"x": [ {"y": 1} ]}, "k": [ {"z": [ {"w": 2} ]} ]}');
     expect(await text(parsed)).to.equal(JSON.stringify(parsed));
+  });
+
+  it('past WHOLE_MAX_NODES objects too (the piecewise path): exactly JSON.stringify', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 20 }), async (tail) => {
+        const body = { records: [...Array.from({ length: WHOLE_MAX_NODES }, (_, i) => ({ id: i })), ...tail], meta: { n: 1 } };
+        expect(await text(body)).to.equal(JSON.stringify(body));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('at WHOLE_MAX_NODES objects (whole) and one past (in pieces): the same bytes, the ETag of the bytes, the same byte bound', async () => {
+    // the body, its list and its records: WHOLE_MAX_NODES objects and arrays, then one more
+    for (const n of [WHOLE_MAX_NODES - 2, WHOLE_MAX_NODES - 1]) {
+      const body = { records: Array.from({ length: n }, (_, i) => ({ id: i, name: i % 7 ? `n${i}` : 'é€😀' })) };
+      const expected = Buffer.from(JSON.stringify(body));
+      const { buffers, bytes, etag } = await jsonAnswer(body, expected.length, false, true);
+      expect(Buffer.concat(buffers).equals(expected), `${n} records`).to.equal(true);
+      expect(bytes).to.equal(expected.length);
+      expect(etag).to.equal(`"${createHash('sha1').update(expected).digest('base64url')}"`);
+      expect(await jsonAnswer(body, expected.length - 1).catch((e: unknown) => e), `${n} records, one byte under`).to.be.instanceOf(AnswerTooLargeError);
+    }
   });
 
   it('an answer of exactly maxBytes passes; one byte more is AnswerTooLargeError naming ANSWER_MAX_BYTES', async () => {
