@@ -10111,7 +10111,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Models to follow, comma-separated.
+                 * @description Models to follow, comma-separated. An unknown or empty name (`a,,b`, a leading or trailing comma) answers 400 naming `models`.
                  * @example fee-type,institute
                  */
                 models: string;
