@@ -3422,7 +3422,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
             /** @description The signing secret (whsec_…, Standard Webhooks). In the creation answer only: never answered again. */
             readonly secret?: string;
             /** @example source example */
@@ -3447,7 +3447,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         WebhookReplace: {
@@ -3464,7 +3464,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         WebhookUpdate: {
@@ -3481,7 +3481,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /** @description A page of webhook records (spec 2.4). */
         WebhookList: {
@@ -9329,7 +9329,8 @@ export interface operations {
                  *       "url": "https://hooks.example.com/cms",
                  *       "events": [
                  *         "record.*"
-                 *       ]
+                 *       ],
+                 *       "enabled": true
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
