@@ -7,6 +7,7 @@ import { connect } from '../database/connect';
 import { createEventPipeline, type EventPipeline } from './events/pipeline';
 import { createResponseCache, type ResponseCache } from './cache/response-cache';
 import type { Plugin, PluginDeps } from './plugin-api';
+import { foreignKeyEventsOf } from './records/cascade-events';
 import { loadRegistry, type ModelSource } from './registry';
 
 export interface Booted extends PluginDeps {
@@ -49,11 +50,14 @@ export function boot(config: Config, plugins: readonly Plugin[], log: Logger = c
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
   const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders });
   const events = createEventPipeline(config, db, dialect, log, readDb);
+  // Plugins' own hard deletes announce what their foreign keys change, as the record service's deletes do.
+  const foreignKeyEvents = foreignKeyEventsOf(registry, dialect, events);
   // Processes sharing a database share cache keys in Redis; other deployments on the same Redis do not.
   const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
   const responseCache = createResponseCache(config, db, registry, log, namespace);
   return {
     events,
+    foreignKeyEvents,
     config,
     db,
     readDb,

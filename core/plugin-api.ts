@@ -11,6 +11,7 @@ import type { Dialect } from '../database/dialects/dialect';
 import type { Registry } from './registry/types';
 import type { RequestState } from './http/state';
 import type { EventPipeline } from './events/pipeline';
+import type { EventActor } from './events/types';
 
 /** The event pipeline (issue 15; core/events/README.md): append identity events, subscribe to committed ones. */
 export type { EventPipeline } from './events/pipeline';
@@ -56,6 +57,24 @@ export interface PluginDeps {
   readonly log: Logger;
   /** The event pipeline; absent only where no server runs (some CLI commands, unit tests). */
   readonly events?: EventPipeline;
+  /** Announces what a plugin's own hard delete changes through foreign keys (set by the server with `events`). */
+  readonly foreignKeyEvents?: ForeignKeyEvents;
+}
+
+/**
+ * A hard delete a plugin makes itself (not through the record service) changes, through the database's
+ * foreign keys (relations' `onDelete: cascade | set null`), records that have events; every committed record
+ * change emits its event in its transaction (core/events/README.md). The same finder the record service's
+ * deletes use (core/records/cascade-events.ts).
+ */
+export interface ForeignKeyEvents {
+  /**
+   * Inside the delete's transaction, before the DELETE of `ids` of `model` (lock those rows first where the
+   * database has row locks): finds and reads the rows the keys will remove or set null. Call `announce(trx)`
+   * after the DELETE, in the same transaction (a `record.delete` per removed row as FindOne answered it, then a
+   * `record.update` per row set null, by `actor`), then `events.committed()` after the commit. Null: nothing to announce.
+   */
+  beforeDelete(trx: Knex.Transaction, model: string, ids: readonly number[], actor: EventActor | null): Promise<{ announce(trx: Knex.Transaction): Promise<void> } | null>;
 }
 
 export interface Authenticator {

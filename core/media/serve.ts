@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import { NotFoundError, RangeNotSatisfiableError } from '../errors/errors';
+import { ifNoneMatchHits } from '../http/etag';
 import type { RequestState } from '../http/state';
 import { toIsoTimestamp } from '../registry/attribute-kinds';
 import { contentDisposition } from './mime';
@@ -18,14 +19,13 @@ import { isStorageKey, type StorageProvider } from './storage';
 
 export const UPLOADS_PREFIX = '/uploads/';
 
-function matchesEtag(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag);
-}
-
-/** RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match, at the resolution of HTTP dates (seconds). */
+/**
+ * RFC 9110 §13.1.3: If-Modified-Since counts only without If-None-Match, at the resolution of HTTP dates (seconds).
+ * If-None-Match is the record reads' test (core/http/etag.ts): weak comparison, and a malformed header
+ * matches nothing (README: a malformed header never yields 304).
+ */
 function notModified(inm: string, ims: string, etag: string, lastModified: Date): boolean {
-  if (inm) return matchesEtag(inm, etag);
+  if (inm) return ifNoneMatchHits(inm, etag);
   if (!ims) return false;
   const since = Date.parse(ims);
   return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) <= Math.floor(since / 1000);

@@ -76,7 +76,7 @@ export function draftPaths(model: ContentType, tag: string): Record<string, Reco
       post: {
         operationId: `${verb}${r.bulk ? 'Many' : ''}${p}`,
         summary: `${r.unpublish ? 'Unpublish' : 'Publish'} ${r.bulk ? 'many' : 'a'} ${model.name} record${r.bulk ? 's' : ''}`,
-        description: `${what} Needs \`${model.name}.publish\`.${r.bulk ? ` Bulk: one transaction, at most ${MAX_BULK_ITEMS} ids; one unknown id (404) or conflict fails the call and nothing changes.` : ''}`,
+        description: `${what} Needs \`${model.name}.publish\`.${r.bulk ? ` Bulk: one transaction, at most ${MAX_BULK_ITEMS} ids; one unknown id (404) or conflict fails the call and nothing changes; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.` : ''}`,
         tags: [tag],
         security: [{ [BEARER]: [] }],
         ...(r.bulk

@@ -163,7 +163,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'post /bulk': {
     id: (p) => `createMany${p}`,
     summary: (m) => `Create many ${m.name} records`,
-    description: () => `Bulk create: one transaction, at most ${MAX_BULK_ITEMS} records; one bad item fails the call (details.errors names its index) and nothing is written.`,
+    description: () => `Bulk create: one transaction, at most ${MAX_BULK_ITEMS} records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.`,
     errors: WRITE_ERRORS,
     build: (m, r) => ({
       ...(createStatusParameters(m).length > 0 && { parameters: createStatusParameters(m) }),
@@ -202,7 +202,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'delete /bulk': {
     id: (p) => `deleteMany${p}`,
     summary: (m) => `Delete many ${m.name} records`,
-    description: () => 'Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.',
+    description: () => 'Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook\'s refusal fails it with the hook\'s status, details.errors naming the id\'s index. Answers one envelope per record.',
     errors: BULK_ID_ERRORS,
     build: (m) => ({ requestBody: idsBody('delete'), ok: ok('One envelope per deleted record.', { type: 'array', items: schemaRef(modelNames(m).envelope) }) }),
   },
@@ -231,7 +231,7 @@ const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'post /recover/bulk': {
     id: (p) => `recoverMany${p}`,
     summary: (m) => `Recover many archived ${m.name} records`,
-    description: () => 'Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.',
+    description: () => 'Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook\'s refusal fails it with the hook\'s status, details.errors naming the id\'s index.',
     errors: BULK_ID_ERRORS,
     build: (m) => ({ requestBody: idsBody('recover'), ok: ok('The summary in `message` and one { message, data } per record.', schemaRef(modelNames(m).bulkRecoverEnvelope)) }),
   },

@@ -45,7 +45,7 @@ export function realtimeOpenApi(): OpenApiFragment {
           tags: ['realtime'],
           security: [{ [OPENAPI_REFS.bearerAuth]: [] }, {}],
           parameters: [
-            { name: 'models', in: 'query', required: true, description: 'Models to follow, comma-separated.', schema: { type: 'string' }, example: 'fee-type,institute' },
+            { name: 'models', in: 'query', required: true, description: 'Models to follow, comma-separated. An unknown or empty name (`a,,b`, a leading or trailing comma) answers 400 naming `models`.', schema: { type: 'string' }, example: 'fee-type,institute' },
             { name: 'filters', in: 'query', required: false, style: 'deepObject', explode: true, description: 'As on Find: `filters[feeType][$startsWith]=Tui`.', schema: { type: 'object' } },
             { name: 'ticket', in: 'query', required: false, description: 'A ticket from POST /api/realtime/ticket (instead of the Authorization header).', schema: { type: 'string' } },
             { name: 'lastEventId', in: 'query', required: false, description: 'Resume after this event id (the `Last-Event-ID` header wins).', schema: { type: 'string', pattern: '^\\d+$' } },

@@ -94,7 +94,11 @@ export class Realtime {
 
   private models(raw: unknown): ContentType[] {
     if (typeof raw !== 'string' || raw.trim() === '') throw new BadRequestError('models: name the models to follow, comma-separated (models=fee-type,institute)', { parameter: 'models' });
-    const names = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+    const parts = raw.split(',').map((s) => s.trim());
+    // An empty name (`a,,b`, a leading or trailing comma) is a typo, refused like an unknown name rather than skipped.
+    const empty = parts.indexOf('');
+    if (empty >= 0) throw new BadRequestError(`models: empty model name at position ${empty + 1} (no doubled, leading or trailing comma: models=fee-type,institute)`, { parameter: 'models' });
+    const names = [...new Set(parts)];
     if (names.length > 50) throw new BadRequestError('models: at most 50 models per stream', { parameter: 'models' });
     return names.map((n) => {
       const m = this.deps.registry.get(n);

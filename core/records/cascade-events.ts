@@ -8,9 +8,19 @@
  */
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
+import type { EventPipeline } from '../events/pipeline';
+import type { EventActor } from '../events/types';
+import type { ForeignKeyEvents } from '../plugin-api';
+import type { SoftDeleteScope } from '../query/ast';
 import { type ContentType, NOT_DELETED, type Registry } from '../registry/types';
 import type { ApiRecord } from './serializer';
-import type { Write } from './write-effects';
+import { EVENT_OF, type Write } from './write-effects';
+
+/**
+ * What finding and announcing the fallout needs of a write: the record service's `Write` (write-effects.ts),
+ * or, for a plugin's own delete, `pipelineWrite` below.
+ */
+export type FalloutWrite = Pick<Write, 'announcing' | 'read' | 'alsoChanged'>;
 
 /** Ids per `WHERE … IN` list (well below every database's bound on bindings). */
 const IN_LIST = 500;
@@ -76,7 +86,7 @@ export class Fallout {
    * After the DELETE, in its transaction: a `record.delete` per removed row (its record as it was), then a
    * `record.update` per row set null (its record now), per model in the order the chain reaches it, ids ascending.
    */
-  async announce(trx: Knex.Transaction, w: Write): Promise<void> {
+  async announce(trx: Knex.Transaction, w: FalloutWrite): Promise<void> {
     for (const g of this.gone) await w.alsoChanged(trx, 'delete', g.model, g.id, 'active', g.record);
     for (const n of this.nulled) await w.alsoChanged(trx, 'update', n.model, n.id, 'active');
   }
@@ -103,7 +113,7 @@ export class CascadeEvents {
    * ones' records read now. The rows found are locked (FOR UPDATE where the database has row locks), so no
    * link to them appears before the DELETE that the DELETE would change unannounced. Null: nothing to announce.
    */
-  async before(trx: Knex.Transaction, w: Write, model: ContentType, ids: readonly number[]): Promise<Fallout | null> {
+  async before(trx: Knex.Transaction, w: FalloutWrite, model: ContentType, ids: readonly number[]): Promise<Fallout | null> {
     if (!w.announcing || !this.has(model)) return null;
     const gone = new Map<string, Rows>([[model.name, { model, ids: new Set(ids), active: new Set() }]]);
     const nulled = new Map<string, Rows>();
@@ -150,6 +160,39 @@ export class CascadeEvents {
     }
     return out;
   }
+}
+
+/**
+ * A plugin's own hard delete (PluginDeps.foreignKeyEvents): the same fallout as the record service's deletes,
+ * its events appended through `events` by `actor`, the records read as FindOne answers them (`events.recordOf`).
+ * Example (the identity plugin's API token delete, api-tokens.ts):
+ * `const f = await fk.beforeDelete(trx, 'api-token', [id], actor); await trx(table).where('id', id).del(); await f?.announce(trx);`
+ */
+export function foreignKeyEventsOf(registry: Registry, dialect: Dialect, events: EventPipeline): ForeignKeyEvents {
+  const cascades = new CascadeEvents(registry, dialect);
+  return {
+    async beforeDelete(trx, name, ids, actor) {
+      const model = registry.get(name);
+      if (!model || !cascades.has(model)) return null;
+      const w = pipelineWrite(events, actor);
+      const fallout = await cascades.before(trx, w, model, ids);
+      return fallout && { announce: (t: Knex.Transaction) => fallout.announce(t, w) };
+    },
+  };
+}
+
+/** A FalloutWrite over the event pipeline alone (no hooks run for fallout rows: they never do). */
+function pipelineWrite(events: EventPipeline, actor: EventActor | null): FalloutWrite {
+  // The rows read are active ones (FindOne answers no other), so the pipeline's reader (archived rows too) reads the same record.
+  const read = async (trx: Knex.Transaction, model: ContentType, id: number, _scope: SoftDeleteScope): Promise<ApiRecord | null> => events.recordOf(trx, model.name, id);
+  return {
+    announcing: true,
+    read,
+    async alsoChanged(trx, kind, model, id, scope, record) {
+      const payload = record !== undefined ? record : await read(trx, model, id, scope);
+      await events.append(trx, [{ type: EVENT_OF[kind], model: model.name, recordId: id, actor, record: payload }]);
+    },
+  };
 }
 
 function ascending(ids: ReadonlySet<number>): number[] {

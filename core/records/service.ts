@@ -31,6 +31,7 @@ import type { LocaleSettings } from '../../config/locales';
 import type { ApiRecord, Row } from './serializer';
 import { type RelatedRows, WriteBack } from './write-back';
 import type { EventPipeline } from '../events/pipeline';
+import { HookError } from '../hooks/error';
 import type { HookRunner } from '../hooks/runner';
 import { FIND_ONE_PARAMS, parseListQuery } from '../query/parse';
 import { type Write, WriteEffects } from './write-effects';
@@ -125,12 +126,30 @@ function updatedBy(caller: Actor | null): UserSummary {
   return actor ? { id: actor.id, fullName: actor.fullName, email: actor.email, active: actor.active } : null;
 }
 
-/** Items of a bulk call fail with their index: `details.errors: [{index, fields}]`. */
+/**
+ * Items of a bulk call fail with their index: `details.errors: [{index, fields}]`. A lifecycle hook's refusal
+ * (HookError, any status) keeps its status and its other details; its `fields` move into `errors` (a 422 keeps
+ * an empty `details.fields`, as a bulk validation error does).
+ */
 function atIndex(err: unknown, index: number): never {
   const fields = err instanceof AppError ? ((err.details.fields as Record<string, string[]> | undefined) ?? {}) : {};
   if (err instanceof ValidationError) throw new ValidationError(`item ${index}: ${err.message}`, {}, { errors: [{ index, fields }] });
   if (err instanceof ConflictError) throw new ConflictError(`item ${index}: ${err.message}`, { errors: [{ index, fields }] });
+  if (err instanceof HookError) {
+    const { fields: _fields, ...rest } = err.details;
+    throw new HookError(err.status, `item ${index}: ${err.message}`, { ...(err.status === 422 && { fields: {} }), ...rest, errors: [{ index, fields }] });
+  }
   throw err;
+}
+
+/** The before hooks of a write (Write.before); in a bulk call (`index` not null) a refusal names the item (atIndex). */
+async function beforeAt(index: number | null, w: Write, ...args: Parameters<Write['before']>): Promise<Record<string, unknown>> {
+  try {
+    return await w.before(...args);
+  } catch (e) {
+    if (index === null) throw e;
+    atIndex(e, index);
+  }
 }
 
 export function parseIdList(body: unknown): number[] {
@@ -148,9 +167,9 @@ export function parseIdList(body: unknown): number[] {
  * Acts on each row of `targets` once, in order (two ids of one entry may name the same rows); answers, per
  * target, the record of its answer row: as acted on, or read (`read`) when the call did not act on it.
  */
-async function actOnce(targets: readonly LocaleTargets[], act: (row: number) => Promise<ApiRecord>, read: (row: number) => Promise<ApiRecord>): Promise<ApiRecord[]> {
+async function actOnce(targets: readonly LocaleTargets[], act: (row: number, index: number) => Promise<ApiRecord>, read: (row: number) => Promise<ApiRecord>): Promise<ApiRecord[]> {
   const done = new Map<number, ApiRecord>();
-  for (const t of targets) for (const row of t.rows) if (!done.has(row)) done.set(row, await act(row));
+  for (const [index, t] of targets.entries()) for (const row of t.rows) if (!done.has(row)) done.set(row, await act(row, index));
   const out: ApiRecord[] = [];
   for (const t of targets) out.push(done.get(t.answer) ?? (await read(t.answer)));
   return out;
@@ -493,10 +512,11 @@ export class RecordService {
       const view = publishedView(this.deps.registry).get(model.name) as ContentType;
       // issue 15: other locales' published copies a publish changed (shared values, links): their record.publish
       const sharedTo = new Map<number, ApiRecord | null>();
-      for (const { rows, answer } of plan) {
+      for (const [index, { rows, answer }] of plan.entries()) {
         let record: ApiRecord | null = null;
         for (const id of rows) {
-          const state = await w.before(trx, kind, model, id, {}, kind);
+          // A bulk call's refusal names the id's place in the list (plan: one target per id, in order).
+          const state = await beforeAt(typeof ids === 'number' ? null : index, w, trx, kind, model, id, {}, kind);
           // An unpublish of what is not published changes nothing: it answers as usual, announces nothing.
           let changed = true;
           if (unpublish) {
@@ -615,7 +635,7 @@ export class RecordService {
       if (bulk) await this.allExist(trx, model, ids, 'active', locale === null ? this.writeRule(model, caller) : null);
       const targets: LocaleTargets[] = [];
       for (const id of ids) targets.push(await deleteTargets(trx, model, id, locale));
-      return actOnce(targets, (row) => this.removeOne(trx, model, row, caller, obsolete, w), (row) => this.writeBack.read(trx, model, row, 'inclusive', caller.unreadable));
+      return actOnce(targets, (row, index) => this.removeOne(trx, model, row, caller, obsolete, w, bulk ? index : null), (row) => this.writeBack.read(trx, model, row, 'inclusive', caller.unreadable));
     });
     await w.committed();
     return out;
@@ -629,7 +649,7 @@ export class RecordService {
       if (bulk) await this.allExist(trx, model, ids, locale === null ? 'exclusive' : 'inclusive', locale === null ? this.writeRule(model, caller) : null);
       const targets: LocaleTargets[] = [];
       for (const id of ids) targets.push(await recoverTargets(trx, model, id, locale));
-      return actOnce(targets, (row) => this.recoverOne(trx, model, row, caller, w), (row) => this.writeBack.read(trx, model, row, 'active', caller.unreadable));
+      return actOnce(targets, (row, index) => this.recoverOne(trx, model, row, caller, w, bulk ? index : null), (row) => this.writeBack.read(trx, model, row, 'active', caller.unreadable));
     });
     await w.committed();
     return out;
@@ -859,14 +879,15 @@ export class RecordService {
     return id;
   }
 
-  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[], w: Write): Promise<ApiRecord> {
+  /** `index`: the id's place in a bulk call's list (null: a single delete), named by a hook's refusal. */
+  private async removeOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, obsolete: string[], w: Write, index: number | null): Promise<ApiRecord> {
     const { actor, unreadable } = caller;
     await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
     if (model.i18n) {
       const row = await loc.localeRow(trx, model, id);
       if (row) loc.refuseOrphans(model, row, await loc.entryRows(trx, model, row.entry));
     }
-    const state = await w.before(trx, 'delete', model, id, {}, 'delete');
+    const state = await beforeAt(index, w, trx, 'delete', model, id, {}, 'delete');
     if (!model.softDelete) {
       // A model without soft delete loses the row for good; the answer shows it as it was.
       const before = await this.writeBack.read(trx, model, id, 'active', unreadable);
@@ -899,14 +920,15 @@ export class RecordService {
     return answer;
   }
 
-  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, w: Write): Promise<ApiRecord> {
+  /** `index` as for removeOne. */
+  private async recoverOne(trx: Knex.Transaction, model: ContentType, id: number, caller: Caller, w: Write, index: number | null): Promise<ApiRecord> {
     const { actor, unreadable } = caller;
     await this.mustExist(trx, model, id, 'exclusive', this.writeRule(model, caller));
     if (model.i18n) {
       const row = await loc.localeRow(trx, model, id);
       if (row) loc.refuseWithoutEntry(model, row, await loc.entryRows(trx, model, row.entry));
     }
-    const state = await w.before(trx, 'recover', model, id, {}, 'recover');
+    const state = await beforeAt(index, w, trx, 'recover', model, id, {}, 'recover');
     try {
       const synced = hasDrafts(model) && (await inSync(trx, model, id));
       const at = toIsoTimestamp(this.now());

@@ -47,7 +47,8 @@ function answerExtras(model: ContentType): string[] {
   return [...(model.i18n ? ['localizations'] : []), ...(hasDrafts(model) ? ['_status', '_hasUnpublishedChanges'] : [])];
 }
 
-const EVENT_OF: Record<WriteKind, RecordEventType> = {
+/** The event type of each kind of write. */
+export const EVENT_OF: Record<WriteKind, RecordEventType> = {
   create: 'record.create',
   update: 'record.update',
   delete: 'record.delete',

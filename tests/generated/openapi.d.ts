@@ -39,12 +39,12 @@ export interface paths {
         put?: never;
         /**
          * Create many fee-type records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyFeeType"];
         /**
          * Delete many fee-type records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyFeeType"];
         options?: never;
@@ -63,7 +63,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived fee-type records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyFeeType"];
         delete?: never;
@@ -159,12 +159,12 @@ export interface paths {
         put?: never;
         /**
          * Create many institute records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyInstitute"];
         /**
          * Delete many institute records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyInstitute"];
         options?: never;
@@ -183,7 +183,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived institute records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyInstitute"];
         delete?: never;
@@ -279,12 +279,12 @@ export interface paths {
         put?: never;
         /**
          * Create many access-rule records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyAccessRule"];
         /**
          * Delete many access-rule records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyAccessRule"];
         options?: never;
@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived access-rule records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyAccessRule"];
         delete?: never;
@@ -399,12 +399,12 @@ export interface paths {
         put?: never;
         /**
          * Create many permission records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyPermission"];
         /**
          * Delete many permission records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyPermission"];
         options?: never;
@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived permission records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyPermission"];
         delete?: never;
@@ -519,12 +519,12 @@ export interface paths {
         put?: never;
         /**
          * Create many role records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyRole"];
         /**
          * Delete many role records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyRole"];
         options?: never;
@@ -543,7 +543,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived role records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyRole"];
         delete?: never;
@@ -639,12 +639,12 @@ export interface paths {
         put?: never;
         /**
          * Create many user records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyUser"];
         /**
          * Delete many user records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyUser"];
         options?: never;
@@ -663,7 +663,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived user records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyUser"];
         delete?: never;
@@ -759,12 +759,12 @@ export interface paths {
         put?: never;
         /**
          * Create many webhook-delivery records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyWebhookDelivery"];
         /**
          * Delete many webhook-delivery records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyWebhookDelivery"];
         options?: never;
@@ -783,7 +783,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived webhook-delivery records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyWebhookDelivery"];
         delete?: never;
@@ -879,12 +879,12 @@ export interface paths {
         put?: never;
         /**
          * Create many webhook records
-         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index) and nothing is written.
+         * @description Bulk create: one transaction, at most 1000 records; one bad item fails the call (details.errors names its index; a lifecycle hook's refusal too, with the hook's status and message) and nothing is written.
          */
         post: operations["createManyWebhook"];
         /**
          * Delete many webhook records
-         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted. Answers one envelope per record.
+         * @description Bulk delete: one transaction; an unknown id fails the call (404) and nothing is deleted; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index. Answers one envelope per record.
          */
         delete: operations["deleteManyWebhook"];
         options?: never;
@@ -903,7 +903,7 @@ export interface paths {
         put?: never;
         /**
          * Recover many archived webhook records
-         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered.
+         * @description Bulk recover: one transaction; one conflict or unknown id fails the call and nothing is recovered; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.
          */
         post: operations["recoverManyWebhook"];
         delete?: never;
@@ -3422,7 +3422,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
             /** @description The signing secret (whsec_…, Standard Webhooks). In the creation answer only: never answered again. */
             readonly secret?: string;
             /** @example source example */
@@ -3447,7 +3447,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         WebhookReplace: {
@@ -3464,7 +3464,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         WebhookUpdate: {
@@ -3481,7 +3481,7 @@ export interface components {
             /** @example fee-type */
             model?: string | null;
             /** @example true */
-            enabled?: boolean | null;
+            enabled?: boolean;
         };
         /** @description A page of webhook records (spec 2.4). */
         WebhookList: {
@@ -9329,7 +9329,8 @@ export interface operations {
                  *       "url": "https://hooks.example.com/cms",
                  *       "events": [
                  *         "record.*"
-                 *       ]
+                 *       ],
+                 *       "enabled": true
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
@@ -10111,7 +10112,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Models to follow, comma-separated.
+                 * @description Models to follow, comma-separated. An unknown or empty name (`a,,b`, a leading or trailing comma) answers 400 naming `models`.
                  * @example fee-type,institute
                  */
                 models: string;

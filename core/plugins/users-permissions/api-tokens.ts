@@ -13,9 +13,10 @@
  * - `lastUsedAt` is written at most once a minute per token, by a conditional UPDATE (also across nodes).
  */
 import { createHmac } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { NotFoundError, UnauthorizedError, ValidationError } from '../../errors/errors';
-import { type Actor, withFolds } from '../../plugin-api';
+import { type Actor, type EventActor, withFolds } from '../../plugin-api';
 import type { ContentType } from '../../registry/types';
 import { CACHE_TTL_MS } from './authenticate';
 import { type Body, bodyOf, FieldCheck } from './input';
@@ -189,8 +190,10 @@ export class ApiTokens {
     };
   }
 
-  private async row(id: number): Promise<Record<string, unknown>> {
-    const r = Number.isSafeInteger(id) && id > 0 ? ((await this.store.db(this.table).where('id', id).first()) as Record<string, unknown> | undefined) : undefined;
+  private async row(id: number, db: Knex | Knex.Transaction = this.store.db, forUpdate = false): Promise<Record<string, unknown>> {
+    const qb = db(this.table).where('id', id).first();
+    if (forUpdate) qb.forUpdate();
+    const r = Number.isSafeInteger(id) && id > 0 ? ((await qb) as Record<string, unknown> | undefined) : undefined;
     if (!r) throw new NotFoundError(`no API token ${id}`);
     return r;
   }
@@ -289,9 +292,24 @@ export class ApiTokens {
     return { ...this.view(await this.row(id)), secret };
   }
 
-  async revoke(id: number): Promise<ApiTokenView> {
-    const r = await this.row(id);
-    await this.store.db(this.table).where('id', id).del();
+  /**
+   * Deletes token `id`. Its access rules go with it (access-rule.yaml: onDelete cascade); they are records with
+   * events, so each gets its `record.delete` (as FindOne answered it just before), by `by`, in the delete's
+   * transaction (issue 15; core/events/README.md), found and read by the record service's own finder.
+   */
+  async revoke(id: number, by: EventActor | null): Promise<ApiTokenView> {
+    const { dialect, events, foreignKeyEvents } = this.store.deps;
+    let announced = false;
+    const r = await this.store.db.transaction(async (trx) => {
+      // Locked first, so no access rule can be linked to it between finding its rules and the DELETE.
+      const row = await this.row(id, trx, dialect.rowLocks);
+      const fallout = (await foreignKeyEvents?.beforeDelete(trx, 'api-token', [id], by)) ?? null;
+      await trx(this.table).where('id', id).del();
+      await fallout?.announce(trx);
+      announced = fallout !== null;
+      return row;
+    });
+    if (announced) events?.committed();
     this.onChange([id]);
     return this.view(r);
   }

@@ -189,7 +189,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       const rt = await ready();
       const id = (await rt.apiTokens.idOf(idOrName)) ?? fail(`no API token ${idOrName}`);
       try {
-        const t = await rt.apiTokens.revoke(id);
+        const t = await rt.apiTokens.revoke(id, null); // the CLI: the system
         console.log(`revoked API token ${t.id} (${t.name})`);
       } catch (e) {
         fail(describe(e));

@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors/errors';
-import type { Actor, PluginDeps } from '../../plugin-api';
+import { type Actor, eventActor, type PluginDeps } from '../../plugin-api';
 import { type AccessRuleStore, checkRuleInput, type RuleInput } from './access-rules';
 import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
@@ -178,7 +178,7 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     return { data: await apiTokens.regenerate(tokenId(ctx), actor.id) };
   });
   route('delete', '/api/iam/api-tokens/:id', async (ctx) => {
-    await admin(ctx);
-    return { data: await apiTokens.revoke(tokenId(ctx)) };
+    const actor = await admin(ctx);
+    return { data: await apiTokens.revoke(tokenId(ctx), eventActor(actor)) };
   });
 }

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { enabledPlugins } from '../../../config/plugins';
 import { HookError, type Plugin } from '../../../core/plugin-api';
 import { DIALECTS } from '../../helpers/dialects';
+import { created, DRAFT_MODELS } from '../../helpers/drafts';
 import { png, sendForm } from '../../helpers/multipart';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 
@@ -15,6 +16,7 @@ for (const dialect of DIALECTS) {
     let app: TestApp;
     const calls: string[] = [];
     let protectedId = -1;
+    let unrecoverableId = -1;
 
     const recorder: Plugin = {
       name: 'hook-recorder',
@@ -29,6 +31,8 @@ for (const dialect of DIALECTS) {
             const [{ n }] = (await ctx.trx(model.table).count({ n: '*' }).where(column, 'like', 'Bulk%')) as { n: number | string }[];
             calls.push(`beforeCreate ${String(ctx.data.feeType)} sees ${Number(n)}`);
             if (typeof ctx.data.feeType === 'string' && ctx.data.feeType.startsWith('trim:')) ctx.data.feeType = ctx.data.feeType.slice(5);
+            const refuse = typeof ctx.data.feeType === 'string' ? /^Refuse (\d{3})$/.exec(ctx.data.feeType) : null;
+            if (refuse) throw new HookError(Number(refuse[1]), `refused with ${refuse[1]}`, Number(refuse[1]) === 422 ? { fields: { feeType: ['is refused'] }, hint: 'x' } : { hint: 'x' });
             ctx.state.started = Date.now();
           },
           async afterCreate(ctx) {
@@ -51,6 +55,7 @@ for (const dialect of DIALECTS) {
           },
           beforeRecover(ctx) {
             calls.push(`beforeRecover ${ctx.id}`);
+            if (ctx.id === unrecoverableId) throw new HookError(403, `fee type ${ctx.id} stays archived`);
           },
           afterRecover(ctx) {
             calls.push(`afterRecover ${ctx.id}`);
@@ -140,6 +145,113 @@ for (const dialect of DIALECTS) {
       expect((await app.http.del(`/api/fee-type/${id}`)).status).to.equal(200);
       expect((await app.http.post(`/api/fee-type/recover/${id}`)).status).to.equal(200);
       expect(calls).to.deep.equal([`afterDelete ${id} Deletable`, `beforeRecover ${id}`, `afterRecover ${id}`]);
+    });
+
+    /** A bulk call's refusal: the hook's status and message, naming the item as validation errors do. */
+    const expectItemRefusal = (res: { status: number; body: { error: Record<string, unknown> & { details: Record<string, unknown> } } }, status: number, index: number, message: string, fields: Record<string, string[]> = {}): void => {
+      expect(res.status, JSON.stringify(res.body)).to.equal(status);
+      expect(res.body.error).to.include({ status, name: 'HookError', message: `item ${index}: ${message}` });
+      expect(res.body.error.details.errors).to.deep.equal([{ index, fields }]);
+    };
+
+    it('a bulk create refused by a hook names the item: details.errors [{index, fields}], with the hook\'s status and message (422, 409, 403, 418)', async () => {
+      const mark = await app.deps.events.latestId();
+      const invalid = await app.http.post('/api/fee-type/bulk', [{ feeType: 'Bulk Kept 1' }, { feeType: 'Bulk Kept 2' }, { feeType: 'Refuse 422' }]);
+      expectItemRefusal(invalid, 422, 2, 'refused with 422', { feeType: ['is refused'] });
+      // as a bulk validation error: details.fields is there (empty), the item's fields are in details.errors; other details kept
+      expect(invalid.body.error.details).to.deep.equal({ fields: {}, hint: 'x', errors: [{ index: 2, fields: { feeType: ['is refused'] } }] });
+      for (const status of [409, 403, 418]) {
+        const res = await app.http.post('/api/fee-type/bulk', [{ feeType: `Refuse ${status}` }, { feeType: 'Bulk Kept 3' }]);
+        expectItemRefusal(res, status, 0, `refused with ${status}`);
+        expect(res.body.error.details).to.deep.equal({ hint: 'x', errors: [{ index: 0, fields: {} }] });
+      }
+      // the project's hook (HOOKS_DIR) too
+      expectItemRefusal(await app.http.post('/api/institute/bulk', [{ name: 'Fine', code: 'FINE1' }, { name: 'Refused', code: 'REF1' }]), 418, 1, 'institutes named Refused are not welcome here');
+      // nothing written, no event; a single create keeps the hook's own answer
+      expect((await app.http.get('/api/fee-type?filters[feeType][$startsWith]=Bulk Kept')).body.meta.totalRecords).to.equal(0);
+      expect(await app.deps.events.readAfter(mark)).to.deep.equal([]);
+      const single = await app.http.post('/api/fee-type', { feeType: 'Refuse 422' });
+      expect(single.status).to.equal(422);
+      expect(single.body.error).to.include({ message: 'refused with 422' });
+      expect(single.body.error.details).to.deep.equal({ fields: { feeType: ['is refused'] }, hint: 'x' });
+    });
+
+    it('bulk delete and bulk recover refused by a hook name the item by its place in the id list', async () => {
+      const ids: number[] = [];
+      for (const name of ['Bulk Del 1', 'Bulk Del 2', 'Bulk Del 3']) ids.push((await app.http.post('/api/fee-type', { feeType: name })).body.data.id);
+      protectedId = ids[2];
+      const refused = await app.http.del('/api/fee-type/bulk', ids);
+      expectItemRefusal(refused, 409, 2, `fee type ${ids[2]} is protected`);
+      for (const id of ids) expect((await app.http.get(`/api/fee-type/${id}`)).status).to.equal(200);
+      protectedId = -1;
+      expect((await app.http.del('/api/fee-type/bulk', ids)).status).to.equal(200);
+      unrecoverableId = ids[1];
+      try {
+        const notBack = await app.http.post('/api/fee-type/recover/bulk', ids);
+        expectItemRefusal(notBack, 403, 1, `fee type ${ids[1]} stays archived`);
+        for (const id of ids) expect((await app.http.get(`/api/fee-type/${id}`)).status).to.equal(404);
+        // a single recover keeps the hook's own answer
+        const single = await app.http.post(`/api/fee-type/recover/${ids[1]}`);
+        expect(single.status).to.equal(403);
+        expect(single.body.error.message).to.equal(`fee type ${ids[1]} stays archived`);
+        expect(single.body.error.details).to.deep.equal({});
+      } finally {
+        unrecoverableId = -1;
+      }
+    });
+
+    it('a bulk create of webhooks with one private destination (the webhooks plugin\'s hook): 422 naming the item and its url', async () => {
+      const res = await app.http.post('/api/webhook/bulk', [
+        { name: 'bulk-ok', url: 'https://hooks.example.com/ok', events: ['record.*'] },
+        { name: 'bulk-private', url: 'http://10.0.0.7/hook', events: ['record.*'] },
+      ]);
+      expect(res.status, res.text).to.equal(422);
+      expect(res.body.error.name).to.equal('HookError');
+      expect(res.body.error.message).to.match(/^item 1: invalid webhook: url /);
+      const errors = res.body.error.details.errors as { index: number; fields: Record<string, string[]> }[];
+      expect(errors.map((e) => [e.index, Object.keys(e.fields)])).to.deep.equal([[1, ['url']]]);
+      expect(res.body.error.details.fields).to.deep.equal({});
+      expect((await app.http.get('/api/webhook?filters[name][$startsWith]=bulk-')).body.meta.totalRecords).to.equal(0);
+    });
+  });
+
+  describe(`lifecycle hooks: bulk publish and unpublish refused by a hook [${dialect}]`, () => {
+    let app: TestApp;
+    let refusedId = -1;
+    const guard: Plugin = {
+      name: 'publish-guard',
+      hooks: () => ({
+        models: ['article'],
+        beforePublish(ctx) {
+          if (ctx.id === refusedId) throw new HookError(409, `article ${ctx.id} is embargoed`, { until: 'tomorrow' });
+        },
+        beforeUnpublish(ctx) {
+          if (ctx.id === refusedId) throw new HookError(403, `article ${ctx.id} must stay published`);
+        },
+      }),
+    };
+
+    before(async () => {
+      app = await startTestApp(dialect, { contentTypesDir: DRAFT_MODELS, plugins: [...enabledPlugins(), guard] });
+    });
+    after(async () => app?.close());
+
+    it('names the refused item of /publish/bulk and /unpublish/bulk; nothing changes', async () => {
+      const ids = [await created(app.http, 'article', { title: 'Hooked A' }), await created(app.http, 'article', { title: 'Hooked B' })];
+      refusedId = ids[1];
+      const published = await app.http.post('/api/article/publish/bulk', ids);
+      expect(published.status, published.text).to.equal(409);
+      expect(published.body.error).to.include({ status: 409, name: 'HookError', message: `item 1: article ${ids[1]} is embargoed` });
+      expect(published.body.error.details).to.deep.equal({ until: 'tomorrow', errors: [{ index: 1, fields: {} }] });
+      expect((await app.http.get(`/api/article/${ids[0]}`)).status, 'still unpublished').to.equal(404);
+      refusedId = -1;
+      expect((await app.http.post('/api/article/publish/bulk', ids)).status).to.equal(200);
+      refusedId = ids[0];
+      const unpublished = await app.http.post('/api/article/unpublish/bulk', ids);
+      expect(unpublished.status, unpublished.text).to.equal(403);
+      expect(unpublished.body.error).to.include({ status: 403, name: 'HookError', message: `item 0: article ${ids[0]} must stay published` });
+      expect(unpublished.body.error.details).to.deep.equal({ errors: [{ index: 0, fields: {} }] });
+      expect((await app.http.get(`/api/article/${ids[1]}`)).status, 'still published').to.equal(200);
     });
   });
 }

@@ -123,6 +123,18 @@ for (const dialect of DIALECTS) {
       expect((await stream('models=fee-type&extra=1', as(reader))).status).to.equal(400);
     });
 
+    it('refuses an empty model name in models (a doubled, leading or trailing comma, models=) with a 400 naming the parameter', async () => {
+      for (const q of ['models=fee-type,,institute', 'models=,fee-type', 'models=fee-type,', 'models=', 'models=,', 'models=fee-type,%20,institute']) {
+        const res = await stream(q, as(reader));
+        expect(res.status, q).to.equal(400);
+        expect(res.headers['content-type'], q).to.match(/^application\/json/);
+        const error = (res.body as { error: { status: number; message: string; details: { parameter: string } } }).error;
+        expect(error.status, q).to.equal(400);
+        expect(error.details.parameter, q).to.equal('models');
+        expect(error.message, q).to.match(/^models: /);
+      }
+    });
+
     it('removes private fields: a user event carries no password nor identity keys', async () => {
       const s = await stream('models=user', as(app.admin));
       const res = await app.http.post('/api/user', { username: 'rtuser', email: 'rtuser@example.test', password: 'a-long-password', fullName: 'R T' });

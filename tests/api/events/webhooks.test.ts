@@ -106,6 +106,35 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('enabled is a boolean, never null: null or a non-boolean answers 422 details.fields.enabled (create, bulk, PATCH, PUT); left out it is true', async () => {
+      const body = { url: 'https://hooks.example.com/in', events: ['*'] };
+      for (const enabled of [null, 'false', 0]) {
+        const res = await app.http.post('/api/webhook', { name: 'enabled-bad', ...body, enabled });
+        expect(res.status, JSON.stringify(enabled)).to.equal(422);
+        expect(res.body.error.name).to.equal('ValidationError');
+        expect(res.body.error.details.fields).to.deep.equal({ enabled: ['must be boolean'] });
+      }
+      const bulk = await app.http.post('/api/webhook/bulk', [{ name: 'enabled-bulk-1', ...body }, { name: 'enabled-bulk-2', ...body, enabled: null }]);
+      expect(bulk.status).to.equal(422);
+      expect(bulk.body.error.details.errors).to.deep.equal([{ index: 1, fields: { enabled: ['must be boolean'] } }]);
+      expect((await app.http.get('/api/webhook?filters[name][$startsWith]=enabled-')).body.records).to.have.length(0);
+      const created = await app.http.post('/api/webhook', { name: 'enabled-default', ...body });
+      expect(created.status, created.text).to.equal(200);
+      expect(created.body.data.enabled).to.equal(true);
+      const id = created.body.data.id as number;
+      const patched = await app.http.patch(`/api/webhook/${id}`, { enabled: null });
+      expect(patched.status).to.equal(422);
+      expect(patched.body.error.details.fields).to.deep.equal({ enabled: ['must be boolean'] });
+      expect((await app.http.put(`/api/webhook/${id}`, { name: 'enabled-default', ...body, enabled: null })).status).to.equal(422);
+      expect((await app.http.get(`/api/webhook/${id}`)).body.enabled).to.equal(true);
+      expect((await app.http.patch(`/api/webhook/${id}`, { enabled: false })).body.data.enabled).to.equal(false);
+      // a PUT that leaves it out writes its default, as for any attribute with a default
+      const put = await app.http.put(`/api/webhook/${id}`, { name: 'enabled-default', ...body });
+      expect(put.status, put.text).to.equal(200);
+      expect(put.body.data.enabled).to.equal(true);
+      await disable(id);
+    });
+
     it('delivers each committed event signed per Standard Webhooks (verified with the standardwebhooks package)', async () => {
       const { id, secret } = await addHook({ events: ['record.create', 'record.update'] });
       const created = await app.http.post('/api/fee-type', { feeType: 'Signed' });

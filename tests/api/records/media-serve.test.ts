@@ -104,6 +104,22 @@ for (const dialect of DIALECTS) {
       expect((await get({ 'if-modified-since': 'not a date' })).status).to.equal(200);
     });
 
+    it('a malformed If-None-Match never yields 304, even when a member names the ETag (README: Conditional reads)', async () => {
+      const etag = `"${sha256(BYTES)}"`;
+      const bare = etag.slice(1, -1);
+      for (const inm of [`garbage, ${etag}`, `${etag}, garbage`, `${etag} garbage`, bare, `W/${bare}`, `*, ${etag}`, `${etag}, *`, `"${bare}`, `${etag}"`]) {
+        const res = await get({ 'if-none-match': inm });
+        expect(res.status, inm).to.equal(200);
+        expect(res.body.equals(BYTES), inm).to.equal(true);
+        // If-None-Match (even malformed) wins over If-Modified-Since (RFC 9110 §13.1.3)
+        expect((await get({ 'if-none-match': inm, 'if-modified-since': lastModified })).status, `${inm} + If-Modified-Since`).to.equal(200);
+      }
+      // Well-formed lists, with empty members (RFC 9110 §5.6.1), still match.
+      for (const inm of [`, ${etag}`, `"x",, W/${etag} ,`, ` ${etag} `]) {
+        expect((await get({ 'if-none-match': inm })).status, inm).to.equal(304);
+      }
+    });
+
     it('HEAD answers the headers of the GET, ranges included, without a body', async () => {
       const whole = await get({}, 'HEAD');
       expect(whole.status).to.equal(200);
