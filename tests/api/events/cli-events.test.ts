@@ -1,5 +1,6 @@
 /**
- * Issue 15, events the admin CLI appends (user:create, user:import, user:set-password): each carries the record as FindOne answers it (what GET /api/{model}/{id}
+ * Issue 15, events the admin CLI appends (user:create, user:import, user:set-password, role:create,
+ * role:grant --where, role:revoke): each carries the record as FindOne answers it (what GET /api/{model}/{id}
  * answers an admin, private fields never) and gets the deliveries a server's write would get. The CLI
  * sends nothing itself: it inserts them pending, and a running server node claims and sends them (told by
  * the CLI's signal: PostgreSQL NOTIFY; else by its own periodic look).
@@ -135,6 +136,35 @@ for (const dialect of DIALECTS) {
       await expectDelivered(sessions, revoked);
       await disable(hook);
       await disable(sessions);
+    });
+
+    it('role:create, role:grant --where and role:revoke announce the role and the access rule as the record API would', async () => {
+      const roles = await addHook(['record.*'], 'role');
+      const rules = await addHook(['record.*'], 'access-rule');
+      let mark = await app.deps.events.latestId();
+      await ok('role:create', '--name', 'cli-events-role', '--description', 'made by the CLI');
+      const created = await eventsAfter(mark, 'role');
+      expect(created.map((e) => e.type)).to.deep.equal(['record.create']);
+      expect(created[0].record).to.include({ name: 'cli-events-role', description: 'made by the CLI' });
+      await expectFindOne(created[0]);
+      await expectDelivered(roles, created);
+
+      mark = await app.deps.events.latestId();
+      await ok('role:grant', '--role', 'cli-events-role', '--permission', 'institute.find', '--where', '{"city":{"$eq":"Springfield"}}', '--fields', 'name,city');
+      const granted = await eventsAfter(mark, 'access-rule');
+      expect(granted.map((e) => e.type)).to.deep.equal(['record.create']);
+      await expectFindOne(granted[0]);
+      await expectDelivered(rules, granted);
+
+      const before = (await app.http.get(`/api/access-rule/${granted[0].recordId}`)).body;
+      mark = await app.deps.events.latestId();
+      await ok('role:revoke', '--role', 'cli-events-role', '--permission', 'institute.find');
+      const removed = await eventsAfter(mark, 'access-rule');
+      expect(removed.map((e) => [e.type, e.recordId])).to.deep.equal([['record.delete', granted[0].recordId]]);
+      expect(removed[0].record).to.deep.equal(before);
+      await expectDelivered(rules, removed);
+      await disable(roles);
+      await disable(rules);
     });
 
     it('the CLI sends nothing itself: with no delivering node its deliveries wait, pending, for one', async () => {
