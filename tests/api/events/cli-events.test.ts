@@ -3,7 +3,7 @@
  * role:grant --where, role:revoke): each carries the record as FindOne answers it (what GET /api/{model}/{id}
  * answers an admin, private fields never) and gets the deliveries a server's write would get. The CLI
  * sends nothing itself: it inserts them pending, and a running server node claims and sends them (told by
- * the CLI's signal: PostgreSQL NOTIFY; else by its own periodic look).
+ * the CLI's signal: PostgreSQL NOTIFY, Redis; else by its own periodic look).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -165,6 +165,21 @@ for (const dialect of DIALECTS) {
       await expectDelivered(rules, removed);
       await disable(roles);
       await disable(rules);
+    });
+
+    it('with REDIS_URL, an idle server node hears of the CLI\'s deliveries by its signal, not at its slow look (30 s)', async () => {
+      const redis = { ...FAST, REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
+      await app.close();
+      app = await startTestApp(dialect, { database, env: redis });
+      const hook = await addHook(['user.create']);
+      await sleep(300); // the dispatcher has found nothing to send: idle until a signal or IDLE_POLL_MS
+      const t0 = Date.now();
+      const r = await cli('user:create', '--username', 'cliredis1', '--email', 'cliredis1@example.test', '--password', 'cli-redis-1');
+      expect(r.code, r.err).to.equal(0);
+      const id = await userId('cliredis1');
+      await rx.until((got) => got.some((x) => x.json?.data?.recordId === id), 5000);
+      expect(Date.now() - t0).to.be.below(10_000);
+      await disable(hook);
     });
 
     it('the CLI sends nothing itself: with no delivering node its deliveries wait, pending, for one', async () => {
