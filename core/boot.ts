@@ -1,4 +1,7 @@
-/** The dependencies the server and the admin CLI share: config → registry → database → plugins. */
+/**
+ * The dependencies the server and the admin CLI share: config → registry → database → event pipeline
+ * (its record reader and the plugins' consumers, wired here once for every process) → plugins.
+ */
 import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Knex } from 'knex';
@@ -6,6 +9,7 @@ import type { Config } from '../config/schema';
 import { connect } from '../database/connect';
 import { createEventPipeline, type EventPipeline } from './events/pipeline';
 import { createResponseCache, type ResponseCache } from './cache/response-cache';
+import { eventRecordReader } from './records/record-reader';
 import type { Plugin, PluginDeps } from './plugin-api';
 import { foreignKeyEventsOf } from './records/cascade-events';
 import { loadRegistry, type ModelSource } from './registry';
@@ -45,13 +49,21 @@ export function createLogger(config: Config, buffered = false): Logger {
   return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS, maxLength: LOG_BACKLOG_MAX_BYTES }));
 }
 
-/** Loads the registry (RegistryError on a bad model) and connects; the schema is not touched here. */
+/**
+ * Loads the registry (RegistryError on a bad model), connects and wires the event pipeline (the record
+ * reader, each plugin's `events` hook); the schema is not touched here.
+ */
 export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
   const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders });
   const events = createEventPipeline(config, db, dialect, log, readDb);
   // Plugins' own hard deletes announce what their foreign keys change, as the record service's deletes do.
   const foreignKeyEvents = foreignKeyEventsOf(registry, dialect, events);
+  // Every process, not only a server, appends events (the CLI's user:create): each gets its record as
+  // FindOne answers it and whatever the plugins run with an append (the webhook fan-out's deliveries).
+  const reader = eventRecordReader({ config, db, dialect, registry, log });
+  events.setRecordReader(reader.read);
+  for (const p of plugins) p.events?.({ config, db, dialect, registry, log, events, foreignKeyEvents });
   // Processes sharing a database share cache keys in Redis; other deployments on the same Redis do not.
   const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
   const responseCache = createResponseCache(config, db, registry, log, namespace);
@@ -69,6 +81,7 @@ export function boot(config: Config, plugins: readonly Plugin[], log: Logger = c
     async close() {
       for (const p of plugins) await p.close?.();
       await events.close();
+      reader.close();
       await responseCache?.close();
       await db.destroy();
       await readDb?.destroy();

@@ -179,6 +179,15 @@ export interface Plugin {
   /** Runs after migrations, at every start (idempotent): seed roles, etc. */
   bootstrap?(deps: PluginDeps): Promise<void>;
   cli?(program: Command, deps: () => Promise<PluginDeps>): void;
+  /**
+   * Joins the event pipeline (core/events/README.md): called once per process, the server and the admin
+   * CLI alike, as the dependencies are built (core/boot.ts), before migrations run and before any write.
+   * Register here what every process that appends an event must run with it (`events.onAppend` steps
+   * such as the webhook fan-out, `events.onPrune` steps), so that an event appended anywhere has the
+   * same consequences. Nothing here reads or writes the database, sends, or starts a timer: a server's
+   * own work (sending, listening) starts in `routes`.
+   */
+  events?(deps: PluginDeps & { readonly events: EventPipeline }): void;
   /** Lifecycle hooks around record writes (before* in the write's transaction, after* after commit). */
   hooks?(deps: PluginDeps): LifecycleHooks | readonly LifecycleHooks[];
   /** The plugin's routes in /docs; called once at boot (server and `openapi:export`). */

@@ -22,7 +22,7 @@ import type { EventActor, NewEvent, StoredEvent } from './types';
  */
 export type AppendListener = (trx: Knex.Transaction, events: readonly StoredEvent[], probed?: unknown) => Promise<void>;
 
-/** A record as FindOne answers it, read through `db` (the server registers the record service's). */
+/** A record as FindOne answers it, read through `db` (boot.ts sets one for every process: core/records/record-reader.ts). */
 export type RecordReader = (db: Knex | Knex.Transaction, model: string, id: number) => Promise<Record<string, unknown> | null>;
 
 export class EventPipeline {
@@ -125,12 +125,12 @@ export class EventPipeline {
     this.pruneSteps.push(step);
   }
 
-  /** Set by the server: how `recordOf` reads a record. */
+  /** How `recordOf` reads a record: set by boot.ts in every process (server, admin CLI, test app). */
   setRecordReader(reader: RecordReader): void {
     this.reader = reader;
   }
 
-  /** Record `id` of `model` as FindOne answers it (private fields never), for an event's `record`; `{ id }` before the server has started. */
+  /** Record `id` of `model` as FindOne answers it (private fields never), for an event's `record`; `{ id }` with no reader set (a pipeline built without boot.ts). */
   async recordOf(db: Knex | Knex.Transaction, model: string, id: number): Promise<Record<string, unknown> | null> {
     return this.reader ? this.reader(db, model, id) : { id };
   }

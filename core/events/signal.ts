@@ -86,6 +86,29 @@ export function noSignal(): EventSignal {
 /** Names this process's signals. */
 const newOrigin = (): string => randomBytes(8).toString('hex');
 
+/**
+ * How long a send waits for a Redis publisher connection still being made: the first signal of a
+ * process that never listens (an admin CLI run: its only signal) would otherwise be dropped, and the
+ * server nodes would learn of its events at their slow look (the webhook dispatcher's IDLE_POLL_MS).
+ */
+export const REDIS_READY_WAIT_MS = 2000;
+
+/** Resolves once `r` is ready, or has ended, or after `ms`, whichever comes first. */
+function readyWithin(r: Redis, ms: number): Promise<void> {
+  if (r.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      r.off('ready', done);
+      r.off('end', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    r.once('ready', done);
+    r.once('end', done);
+  });
+}
+
 export function redisSignal(url: string, namespace: string, log: Logger): EventSignal {
   const channel = `ris:${namespace}:events`;
   const origin = newOrigin();
@@ -108,6 +131,7 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
   };
   const signal = coalesced(async () => {
     const p = publisher();
+    await readyWithin(p, REDIS_READY_WAIT_MS);
     if (p.status === 'ready') await p.publish(channel, origin).catch(unavailable);
   }, SIGNAL_MIN_GAP_MS);
   return {

@@ -11,6 +11,7 @@ import { MAX_FILTER_DEPTH, MAX_PARAMETERS, MAX_QUERY_STRING } from '../query/lim
 import type { ResponseCache } from '../cache/response-cache';
 import { RecordController, type RecordContext } from '../records/controller';
 import { passwordHasher } from '../records/hash-password';
+import { recordReadOptions } from '../records/record-reader';
 import { forModelPaths, recordRouter } from '../records/routes';
 import { draftRouter } from '../drafts/routes';
 import { RecordService } from '../records/service';
@@ -70,21 +71,13 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     registry,
     validators,
     hashPassword: passwordHasher(config.iam.bcryptCost),
-    maxLimit: config.apiMaxLimit,
-    populateDefaultLimit: config.populateDefaultLimit,
-    populateMaxLimit: config.populateMaxLimit,
-    answerMaxRecords: config.answerMaxRecords,
-    cost: config.query,
+    ...recordReadOptions(config),
     media,
-    locales: config.locales,
     events: events ?? null,
     hooks: lifecycleHooks(plugins, pluginDeps),
   });
   events?.startPruning(config.events.retentionMs);
-  events?.setRecordReader(async (trx, name, id) => {
-    const model = registry.get(name);
-    return model ? service.findOneAnswer(trx, model, id, 'inclusive') : null;
-  });
+  // The events' record reader and the plugins' append steps are wired in boot.ts, for every process.
   const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };
   const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads, config.answerMaxBytes, deps.responseCache ?? null);
 

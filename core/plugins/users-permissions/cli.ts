@@ -5,8 +5,9 @@
  * so a later OTP sign-in never treats their password as a stranger's (service.ts, `verified`).
  */
 import type { Command } from 'commander';
+import type { Knex } from 'knex';
 import { AppError } from '../../errors/app-error';
-import { withFolds } from '../../plugin-api';
+import { type NewEvent, withFolds } from '../../plugin-api';
 import { checkRuleInput } from './access-rules';
 import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
@@ -24,6 +25,25 @@ function fail(message: string): never {
 function checkPassword(p: string): void {
   const problems = passwordProblems(p);
   if (problems.length) fail(`password ${problems.join(', ')}`);
+}
+
+/** The id an INSERT … RETURNING answers (an object on PostgreSQL and SQLite, a number on MariaDB). */
+const insertedId = (rows: unknown): number => {
+  const [row] = rows as ({ id: number } | number)[];
+  return typeof row === 'object' ? Number(row.id) : Number(row);
+};
+
+/**
+ * A row the CLI writes itself outside the record API (a role, an access rule) is announced as the record
+ * API's write would be (issue 15): in the write's transaction, by the system (actor null), with its record
+ * as FindOne answers it (`before`: a deleted row's, read before the delete).
+ */
+async function announce(rt: Runtime, trx: Knex.Transaction, type: 'record.create' | 'record.delete', model: string, ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<void> {
+  const events = rt.store.deps.events;
+  if (!events || ids.length === 0) return;
+  const list: NewEvent[] = [];
+  for (const id of ids) list.push({ type, model, recordId: id, actor: null, record: before ? (before.get(id) ?? null) : await events.recordOf(trx, model, id) });
+  await events.append(trx, list);
 }
 
 function describe(e: unknown): string {
@@ -96,10 +116,14 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       const rt = await ready();
       const now = nowIso();
       try {
-        await rt.store.db(rt.store.roles).insert(withFolds(rt.store.roleModel, { created_at: now, updated_at: now, name: o.name.trim(), description: o.description }));
+        await rt.store.db.transaction(async (trx) => {
+          const id = insertedId(await trx(rt.store.roles).insert(withFolds(rt.store.roleModel, { created_at: now, updated_at: now, name: o.name.trim(), description: o.description })).returning('id'));
+          await announce(rt, trx, 'record.create', rt.store.roleModel.name, [id]);
+        });
       } catch (e) {
         fail(describe(rt.store.asConflict(e)));
       }
+      rt.store.deps.events?.committed();
       console.log(`created role ${o.name.trim()}`);
     });
 
@@ -122,8 +146,12 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       } catch (e) {
         fail(describe(e));
       }
-      const [row] = (await rt.store.db(rt.accessRules.table).insert(rt.accessRules.row(role, o.permission, where, fields, 'api', nowIso(), o.description ?? null)).returning('id')) as ({ id: number } | number)[];
-      const id = typeof row === 'object' ? row.id : row;
+      const id = await rt.store.db.transaction(async (trx) => {
+        const made = insertedId(await trx(rt.accessRules.table).insert(rt.accessRules.row(role, o.permission, where, fields, 'api', nowIso(), o.description ?? null)).returning('id'));
+        await announce(rt, trx, 'record.create', rt.accessRules.model.name, [made]);
+        return made;
+      });
+      rt.store.deps.events?.committed();
       console.log(`${o.role}: ${o.permission} granted${where !== null ? ` where ${JSON.stringify(where)}` : ''}${fields ? ` on fields ${fields.join(', ')}` : ''} (access rule ${id})`);
       return;
     }
@@ -133,8 +161,22 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     const held = await rt.store.db(table).where(link).first();
     if (revoke) {
       if (held) await rt.store.db(table).where(link).del();
-      // …and the access rules that grant it on some rows or fields (those of the rules file come back at the next start).
-      const rules = await rt.store.db(rt.accessRules.table).where(rt.accessRules.column('action'), o.permission).andWhere(rt.accessRules.roleColumn, role).andWhere(rt.accessRules.column('source'), 'api').del();
+      // …and the access rules that grant it on some rows or fields (those of the rules file come back at the next start),
+      // each announced as the record API's delete would be: its record as FindOne answered it just before.
+      const rules = await rt.store.db.transaction(async (trx) => {
+        const mine = () => trx(rt.accessRules.table).where(rt.accessRules.column('action'), o.permission).andWhere(rt.accessRules.roleColumn, role).andWhere(rt.accessRules.column('source'), 'api');
+        const found = mine().orderBy('id').select('id');
+        if (rt.store.deps.dialect.rowLocks) found.forUpdate(); // deleted once, announced once (SQLite: one writer anyway)
+        const ids = ((await found) as { id: unknown }[]).map((r) => Number(r.id));
+        if (ids.length === 0) return 0;
+        const events = rt.store.deps.events;
+        const before = new Map<number, Record<string, unknown> | null>();
+        if (events) for (const id of ids) before.set(id, await events.recordOf(trx, rt.accessRules.model.name, id));
+        await trx(rt.accessRules.table).whereIn('id', ids).del();
+        await announce(rt, trx, 'record.delete', rt.accessRules.model.name, ids, before);
+        return ids.length;
+      });
+      if (rules > 0) rt.store.deps.events?.committed();
       console.log(`${o.role}: ${o.permission} revoked${rules ? ` (and ${rules} access rule${rules > 1 ? 's' : ''})` : ''}`);
     } else {
       if (!held) await rt.store.db(table).insert(link);

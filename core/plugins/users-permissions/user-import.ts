@@ -199,6 +199,8 @@ export async function importUsers(rt: Runtime, file: string, opts: { progress: b
           ids.set(u.at, await rt.store.createUser({ username: u.username, email: u.email, fullName: u.fullName, mobile: u.mobile, passwordHash: hashes[i], active: true, roles: u.roles, emailVerified: true }, trx));
         }
       });
+      // their user.create events committed with them: tell the server nodes now (the signal), not at their next look
+      rt.store.deps.events?.committed();
     } catch (e) {
       // Rolled back: nobody was created. The row being written failed; the others are "not written".
       ids.clear();

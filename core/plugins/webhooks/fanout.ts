@@ -39,14 +39,17 @@ function commitOf(trx: Knex.Transaction): Promise<unknown> {
  * from `cache` (hook-cache.ts), checked by `version` (the webhook events' version probe, which the
  * events' own INSERT evaluated): a write that no webhook wants costs no statement.
  *
- * With `owner` (this node sends deliveries) and a database where `Dialect.freshInsertReturning` holds,
+ * `ownerOf`: this node's dispatcher, asked at each append (null: none, as in the admin CLI, on a node with
+ * WEBHOOK_DELIVERY=false, or before the server has started it).
+ * With an owner (this node sends deliveries) and a database where `Dialect.freshInsertReturning` holds,
  * the deliveries are inserted leased to this node and handed to its dispatcher when the transaction
  * commits, events and webhooks in hand (store.insertOwned); otherwise, or when the dispatcher has no
  * room, they are inserted pending and the dispatcher is asked to claim them after the commit.
  */
-export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: number, owner: DeliveryOwner | null) {
+export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: number, ownerOf: () => DeliveryOwner | null) {
   const handsOff = store.deps.dialect.freshInsertReturning;
   return async (trx: Knex.Transaction, events: readonly StoredEvent[], version?: unknown): Promise<void> => {
+    const owner = ownerOf();
     if (events.some((e) => e.model === WEBHOOK)) cache.writingIn(trx);
     const relevant = events.filter((e) => e.model === null || !SILENT.has(e.model));
     if (relevant.length === 0) return;

@@ -1,13 +1,14 @@
 /**
  * The webhooks plugin (issue 15): admin-only models `webhook` and `webhook-delivery` (served by the
- * record API), deliveries created in the transaction of each event (fanout.ts, from the in-memory list of
+ * record API), deliveries created in the transaction of each event, in every process that appends one
+ * (the `events` hook: servers and the admin CLI; fanout.ts, from the in-memory list of
  * enabled webhooks of hook-cache.ts, checked by the outbox INSERT), sent by one node each (dispatcher.ts:
  * the writing node's, handed over at commit, or claimed), signed per Standard Webhooks (signature.ts),
  * behind an SSRF guard (ssrf.ts).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Plugin, PluginDeps } from '../../plugin-api';
+import type { EventPipeline, Plugin, PluginDeps } from '../../plugin-api';
 import { syncWebhookFile } from './config-file';
 import { Dispatcher } from './dispatcher';
 import { fanOut } from './fanout';
@@ -21,6 +22,14 @@ function contentTypesDir(): string {
   return join(dir, 'core', 'plugins', 'webhooks', 'content-types');
 }
 
+/** One database's webhook machinery in this process: the fan-out's (every process) and the dispatcher (servers). */
+interface Joined {
+  readonly store: WebhookStore;
+  readonly cache: WebhookCache;
+  /** This node's sender (a server with WEBHOOK_DELIVERY on); null: the CLI, a quiet node, or not started yet. */
+  dispatcher: Dispatcher | null;
+}
+
 export function webhooks(): Plugin {
   const stores = new Map<PluginDeps['db'], WebhookStore>();
   const storeOf = (deps: PluginDeps): WebhookStore => {
@@ -31,30 +40,45 @@ export function webhooks(): Plugin {
     }
     return s;
   };
-  const dispatchers: Dispatcher[] = [];
+  const joined = new Map<EventPipeline, Joined>();
+  /**
+   * The fan-out joins `events` (once per pipeline): every process that appends an event inserts its
+   * deliveries in the event's transaction, the CLI too. Without a dispatcher here they are inserted
+   * pending, and a server node claims them: told by the writer's signal at commit (PostgreSQL NOTIFY,
+   * Redis), else at its next look (IDLE_POLL_NO_SIGNAL_MS), as the writes of a WEBHOOK_DELIVERY=false node.
+   */
+  const join = (deps: PluginDeps, events: EventPipeline): Joined => {
+    let j = joined.get(events);
+    if (!j) {
+      const store = storeOf(deps);
+      const state: Joined = { store, cache: new WebhookCache(store, deps.config.events.pollMs), dispatcher: null };
+      events.onAppend(fanOut(store, state.cache, deps.config.webhooks.retryForMs, () => state.dispatcher), events.versionProbe(WEBHOOK));
+      // a finished delivery lives as long as its event (EVENTS_RETENTION): resending it needs the event
+      events.onPrune((db, before) => store.pruneFinished(db, before));
+      joined.set(events, state);
+      j = state;
+    }
+    return j;
+  };
   return {
     name: 'webhooks',
     contentTypesDir: contentTypesDir(),
-    hooks: (deps) => webhookModelHooks(storeOf(deps), deps.config.webhooks, () => dispatchers.forEach((d) => d.look())),
+    // Every process (boot.ts): the fan-out, so that an event appended by the CLI gets its deliveries too.
+    events: (deps) => void join(deps, deps.events),
+    hooks: (deps) => webhookModelHooks(storeOf(deps), deps.config.webhooks, () => joined.forEach((j) => j.dispatcher?.look())),
     bootstrap: async (deps) => syncWebhookFile(storeOf(deps), deps.config.webhooks),
-    // Called once per server (createApp): the fan-out joins the event pipeline; the dispatcher starts.
+    // Called once per server (createApp): this node's dispatcher starts, and its writes hand their deliveries to it.
     routes: (_router, deps) => {
       const { events } = deps;
       if (!events) return;
-      const store = storeOf(deps);
-      const cache = new WebhookCache(store, deps.config.events.pollMs);
-      const dispatcher = deps.config.webhooks.deliver ? new Dispatcher(store, events, deps.config.webhooks, deps.log, cache) : null;
-      events.onAppend(fanOut(store, cache, deps.config.webhooks.retryForMs, dispatcher), events.versionProbe(WEBHOOK));
-      // a finished delivery lives as long as its event (EVENTS_RETENTION): resending it needs the event
-      events.onPrune((db, before) => store.pruneFinished(db, before));
-      if (dispatcher) {
-        dispatchers.push(dispatcher);
-        dispatcher.start();
-      }
+      const j = join(deps, events);
+      if (j.dispatcher || !deps.config.webhooks.deliver) return;
+      j.dispatcher = new Dispatcher(j.store, events, deps.config.webhooks, deps.log, j.cache);
+      j.dispatcher.start();
     },
     async close() {
-      await Promise.all(dispatchers.map((d) => d.close()));
-      dispatchers.splice(0);
+      await Promise.all([...joined.values()].map((j) => j.dispatcher?.close()));
+      joined.clear();
       stores.clear();
     },
   };
