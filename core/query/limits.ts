@@ -16,7 +16,7 @@ export const MAX_POPULATE_DEPTH = 5;
  * populate-filter or group path walks. Scopes: EXISTS subqueries and joins of one whole query.
  */
 export const DEFAULT_MAX_RELATION_HOPS = 3;
-export const DEFAULT_MAX_RELATION_SCOPES = 40;
+export const DEFAULT_MAX_RELATION_SCOPES = 16;
 /** Entries in `fields`, `populate`, `populateMedia`, `groupBy`, `aggregates`. */
 export const MAX_LIST_PARAM = 100;
 /** Length of one filter value. */

@@ -14,10 +14,10 @@ export type Db = Knex | Knex.Transaction;
 export async function findPage(db: Db, dialect: Dialect, q: CheckedQuery): Promise<{ rows: Row[]; total: number }> {
   const src = { table: proveTable(q.model.table), filter: q.filter, softDelete: q.softDelete };
   const select = withLinks(q.select, q.populate);
-  const [rows, countRows] = await Promise.all([
-    q.limit === 0 ? Promise.resolve([]) : compileList(db, { ...src, select, sort: q.sort, joins: q.joins, limit: q.limit, offset: q.offset }, dialect),
-    compileCount(db, src, dialect),
-  ]);
+  // One after the other, not at once: a request holds one pooled connection at a time, so one caller's
+  // CALLER_CONCURRENCY requests hold at most that many of the pool's connections (they held twice as many).
+  const rows = q.limit === 0 ? [] : await compileList(db, { ...src, select, sort: q.sort, joins: q.joins, limit: q.limit, offset: q.offset }, dialect);
+  const countRows = await compileCount(db, src, dialect);
   const total = Number((countRows as { count: number | string }[])[0]?.count ?? 0);
   return { rows: rows as Row[], total };
 }

@@ -61,9 +61,9 @@ for (const dialect of DIALECTS) {
     });
     after(async () => app?.close());
 
-    it('the defaults are 3 hops and 40 scopes', () => {
+    it('the defaults are 3 hops and 16 scopes', () => {
       expect(DEFAULT_MAX_RELATION_HOPS).to.equal(3);
-      expect(DEFAULT_MAX_RELATION_SCOPES).to.equal(40);
+      expect(DEFAULT_MAX_RELATION_SCOPES).to.equal(16);
     });
 
     it('three hops work (tag → books → author → profile); a fourth answers 400 naming the limit and its setting', async () => {
@@ -127,6 +127,27 @@ for (const dialect of DIALECTS) {
       const toOne = (n: number) => ({ $and: Array.from({ length: n }, () => ({ author: { name: { $notNull: 'true' } } })) });
       expect((await get(`/api/book?${q({ filters: toOne(DEFAULT_MAX_RELATION_SCOPES) })}`)).status).to.equal(200);
       expectScopes(await get(`/api/book?${q({ filters: toOne(DEFAULT_MAX_RELATION_SCOPES + 1) })}`), DEFAULT_MAX_RELATION_SCOPES);
+    });
+  });
+
+  describe(`one list request holds one database connection at a time [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect, { contentTypesDir: FIXTURE_DIR });
+    });
+    after(async () => app?.close());
+
+    it('its page and its count run one after the other: one caller holds at most CALLER_CONCURRENCY connections', async () => {
+      type Pool = { on(e: 'acquireSuccess', h: () => void): void; on(e: 'release', h: () => void): void; removeAllListeners?: unknown };
+      const pool = (app.deps.readDb ?? app.deps.db).client.pool as Pool;
+      let held = 0;
+      let most = 0;
+      pool.on('acquireSuccess', () => (most = Math.max(most, ++held)));
+      pool.on('release', () => void held--);
+      const res = await app.http.get(`/api/book?${q({ filters: { tags: { label: { $containsi: 'x' } } }, sort: ['title'], limit: 5 })}`);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.meta).to.have.property('totalRecords');
+      expect(most, 'connections held at once by one list request').to.equal(1);
     });
   });
 
