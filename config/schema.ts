@@ -227,7 +227,7 @@ export const SETTINGS = {
   realtimeResumeWindow: setting('REALTIME_RESUME_WINDOW', '1000', parsePositiveInt, 'events a stream resumed with Last-Event-ID may be behind the newest; further behind: 410, reload'),
   realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
   realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),
-  realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond)'),
+  realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond); a closed stream counts until its work has stopped'),
   realtimeFlush: setting('REALTIME_FLUSH', '20ms', parseFlushWindow, 'live events reaching a realtime stream within this window go out in one write (0: each at once; at most 1s)'),
   realtimeTicketTtl: setting('REALTIME_TICKET_TTL', '30s', parseDuration, 'lifetime of a realtime ticket (POST /api/realtime/ticket) for browsers\' EventSource'),
   webhookDelivery: setting('WEBHOOK_DELIVERY', 'true', parseBoolean, 'this node sends webhook deliveries (false: it only records them)'),
