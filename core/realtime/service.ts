@@ -17,6 +17,7 @@ import type { Actor, Authenticator, Authorizer } from '../plugin-api';
 import type { ContentType, Registry } from '../registry/types';
 import type { RequestState } from '../http/state';
 import { type QueryChecker, StreamAccess, parseStreamFilters } from './access';
+import { CheckGate, checkTurns } from './check-gate';
 import { FilterMatcher } from './match';
 import { RenderEnd, SseStream, frame } from './stream';
 import type { Knex } from 'knex';
@@ -81,8 +82,12 @@ export class Realtime {
   /** Serialized frames of events shown whole, per event object (collected with it). */
   private readonly frames = new WeakMap<StoredEvent, string>();
 
+  /** Turns of the per-event filter checks, shared by every stream of this node (REALTIME_CHECK_CONCURRENCY). */
+  readonly checks: CheckGate;
+
   constructor(private readonly deps: RealtimeDeps) {
-    this.matcher = new FilterMatcher(deps.db, deps.dialect);
+    this.checks = new CheckGate(checkTurns(deps.config.realtime.checkConcurrency, deps.db));
+    this.matcher = new FilterMatcher(deps.db, deps.dialect, this.checks);
   }
 
   /** Open streams on this node (tests, metrics). */
@@ -214,7 +219,7 @@ export class Realtime {
       const view = access.view(e.model);
       if (!view?.allowed || !isOpen()) return null;
       if (view.query) {
-        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, view.query, e.recordId))) return null;
+        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, view.query, e.recordId, isOpen))) return null;
         if (!isOpen()) return null;
       }
       const record = access.shown(e.model, view, e.record);

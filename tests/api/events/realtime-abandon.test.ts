@@ -1,7 +1,8 @@
 /**
  * Realtime under a hostile client (the abandoned-stream review): a stream's per-event filter checks
- * stop as soon as its client is gone (catch-up and live delivery), and its place under
- * REALTIME_MAX_CONNECTIONS stays counted until its work has stopped.
+ * stop as soon as its client is gone (catch-up and live delivery), its place under
+ * REALTIME_MAX_CONNECTIONS stays counted until its work has stopped, and the checks of all streams
+ * together never hold more than REALTIME_CHECK_CONCURRENCY database connections at once.
  * The checks are counted by the statements the realtime reader runs (knex `query` events) that
  * carry a stream's own filter value.
  */
@@ -66,7 +67,7 @@ class CheckCounter {
 }
 
 for (const dialect of DIALECTS) {
-  describe(`realtime: abandoned streams stop their work [${dialect}]`, function () {
+  describe(`realtime: abandoned streams stop their work; checks bounded by REALTIME_CHECK_CONCURRENCY [${dialect}]`, function () {
     this.timeout(120_000);
     let app: TestApp;
     let counter: CheckCounter;
@@ -94,7 +95,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       app = await startTestApp(dialect, {
-        env: { REALTIME_RESUME_WINDOW: '2000', REALTIME_MAX_CONNECTIONS: '2', REALTIME_QUEUE_MAX: '2000', REALTIME_HEARTBEAT: '60s' },
+        env: { REALTIME_RESUME_WINDOW: '2000', REALTIME_MAX_CONNECTIONS: '2', REALTIME_CHECK_CONCURRENCY: '2', REALTIME_QUEUE_MAX: '2000', REALTIME_HEARTBEAT: '60s' },
       });
       await makeRole(app, 'rt-abandon', ['fee-type.find']);
       counter = new CheckCounter(app.deps.readDb ?? app.deps.db, 'zq-mark-');
@@ -165,5 +166,24 @@ for (const dialect of DIALECTS) {
       expect(counter.of('zq-mark-live'), 'no check after the place was given back').to.equal(atFree);
       expect(atFree - atClose, 'checks after the client left').to.be.at.most(2);
     });
+
+    for (const streams of [2, 4]) {
+      it(`${streams} streams with their own filters (${streams === 2 ? 'at' : 'past'} REALTIME_CHECK_CONCURRENCY=2): at most 2 checks at once, and every event still arrives`, async () => {
+        const clients: SseClient[] = [];
+        for (let i = 0; i < streams; i++) {
+          const u = await app.createUser({ roles: ['rt-abandon'] });
+          clients.push(await filtered(u, `zq-mark-c${streams}-${i}`));
+        }
+        expect(clients.map((c) => c.status)).to.deep.equal(clients.map(() => 200));
+        await sleep(100);
+        counter.resetPeak();
+        const ids = await bulk(40, `Conc ${streams}`);
+        for (const c of clients) await c.waitFor((e) => e.event === 'record.create' && (e.data as { recordId: number }).recordId === ids[ids.length - 1], 20_000);
+        for (const c of clients) expect(c.events.filter((e) => e.event === 'record.create').length).to.equal(ids.length);
+        for (let i = 0; i < streams; i++) expect(counter.of(`zq-mark-c${streams}-${i}`), `stream ${i} checked every event`).to.be.at.least(ids.length);
+        expect(counter.peak, 'checks in flight at once').to.be.at.most(2);
+        expect(counter.peak).to.be.at.least(1);
+      });
+    }
   });
 }
