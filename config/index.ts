@@ -170,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       maxConnections: read(env, SETTINGS.realtimeMaxConnections),
       ticketTtlMs: Math.max(1000, Math.round(read(env, SETTINGS.realtimeTicketTtl) * 1000)),
       flushMs: Math.round(read(env, SETTINGS.realtimeFlush) * 1000),
+      checkConcurrency: read(env, SETTINGS.realtimeCheckConcurrency),
     },
     hooksDir: read(env, SETTINGS.hooksDir),
     cache: cacheConfig(env),

@@ -29,6 +29,13 @@ export function parsePositiveInt(raw: string): number {
   return n;
 }
 
+/** A whole number of at least 1 (a count of turns: 0 would let nothing run). */
+export function parseAtLeastOne(raw: string): number {
+  const n = parsePositiveInt(raw);
+  if (n < 1) throw new Error(`"${raw}" is less than 1 (nothing could run)`);
+  return n;
+}
+
 /** SQLITE_READERS: 0 to MAX_SQLITE_READERS read-only connections. */
 export const MAX_SQLITE_READERS = 16;
 export function parseSqliteReaders(raw: string): number {

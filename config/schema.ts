@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
-import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -105,6 +105,8 @@ export interface RealtimeConfig {
   readonly ticketTtlMs: number;
   /** Live events reaching a stream within this window go out in one write (0: each at once). */
   readonly flushMs: number;
+  /** Per-event filter checks of all streams on this node that hold a database connection at once (core/realtime/check-gate.ts). */
+  readonly checkConcurrency: number;
 }
 
 export interface WebhooksConfig {
@@ -227,8 +229,9 @@ export const SETTINGS = {
   realtimeResumeWindow: setting('REALTIME_RESUME_WINDOW', '1000', parsePositiveInt, 'events a stream resumed with Last-Event-ID may be behind the newest; further behind: 410, reload'),
   realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
   realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),
-  realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond)'),
+  realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond); a closed stream counts until its work has stopped'),
   realtimeFlush: setting('REALTIME_FLUSH', '20ms', parseFlushWindow, 'live events reaching a realtime stream within this window go out in one write (0: each at once; at most 1s)'),
+  realtimeCheckConcurrency: setting('REALTIME_CHECK_CONCURRENCY', '2', parseAtLeastOne, 'per-event filter checks of all realtime streams on one node that run at once (a database connection each); more wait their turn, delaying only their stream; never more than the pool less one'),
   realtimeTicketTtl: setting('REALTIME_TICKET_TTL', '30s', parseDuration, 'lifetime of a realtime ticket (POST /api/realtime/ticket) for browsers\' EventSource'),
   webhookDelivery: setting('WEBHOOK_DELIVERY', 'true', parseBoolean, 'this node sends webhook deliveries (false: it only records them)'),
   webhookTimeout: setting('WEBHOOK_TIMEOUT', '10s', parseDuration, 'longest one delivery attempt may take (connect to last byte)'),

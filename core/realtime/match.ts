@@ -7,30 +7,63 @@
  *
  * Streams with the same filter (and rule) share one check per event: the answers are memoized by
  * event id and filter key, a bounded map.
+ *
+ * Every check takes a turn of the CheckGate (REALTIME_CHECK_CONCURRENCY for all streams), and is not
+ * run at all when, its turn come, no stream that asked for it is still open (the client left while it
+ * waited): an abandoned stream leaves no statement behind but the one already running.
  */
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedQuery, proveTable } from '../query/checked';
 import { filteredBase } from '../query/compile-list';
+import type { CheckGate } from './check-gate';
 
 const MEMO_MAX = 10_000;
 
+/** One check asked for (and perhaps shared): its answer, and whether any stream that asked still wants it. */
+interface Pending {
+  readonly answer: Promise<boolean>;
+  readonly wanted: (() => boolean)[];
+}
+
 export class FilterMatcher {
-  private readonly memo = new Map<string, Promise<boolean>>();
+  private readonly memo = new Map<string, Pending>();
 
-  constructor(private readonly db: Knex, private readonly dialect: Dialect) {}
+  constructor(private readonly db: Knex, private readonly dialect: Dialect, private readonly gate: CheckGate) {}
 
-  matches(eventId: number, key: string, query: CheckedQuery, recordId: number): Promise<boolean> {
+  /**
+   * Does the record match? `open` tells whether the asking stream still wants the answer; a check that
+   * no open stream wants when its turn comes is skipped (answers false to streams that are gone anyway).
+   */
+  matches(eventId: number, key: string, query: CheckedQuery, recordId: number, open: () => boolean): Promise<boolean> {
     const memoKey = `${eventId}\u0000${key}`;
-    let hit = this.memo.get(memoKey);
-    if (!hit) {
-      hit = this.ask(query, recordId);
-      if (this.memo.size >= MEMO_MAX) this.memo.delete(this.memo.keys().next().value as string);
-      this.memo.set(memoKey, hit);
-      // A failed check is not remembered (the next stream asks again).
-      hit.catch(() => this.memo.delete(memoKey));
+    const hit = this.memo.get(memoKey);
+    if (hit) {
+      hit.wanted.push(open);
+      return hit.answer;
     }
-    return hit;
+    const wanted = [open];
+    let entry: Pending | null = null;
+    let remember = true;
+    /** A skipped or failed check is not remembered (a later stream asks afresh). */
+    const forget = (): void => {
+      remember = false;
+      if (entry !== null && this.memo.get(memoKey) === entry) this.memo.delete(memoKey);
+    };
+    const answer = this.gate.run(async () => {
+      if (!wanted.some((w) => w())) {
+        forget(); // nobody waits for it any more: no statement
+        return false;
+      }
+      return this.ask(query, recordId);
+    });
+    answer.catch(forget);
+    if (remember) {
+      entry = { answer, wanted };
+      if (this.memo.size >= MEMO_MAX) this.memo.delete(this.memo.keys().next().value as string);
+      this.memo.set(memoKey, entry);
+    }
+    return answer;
   }
 
   private async ask(query: CheckedQuery, recordId: number): Promise<boolean> {

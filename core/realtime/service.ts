@@ -17,6 +17,7 @@ import type { Actor, Authenticator, Authorizer } from '../plugin-api';
 import type { ContentType, Registry } from '../registry/types';
 import type { RequestState } from '../http/state';
 import { type QueryChecker, StreamAccess, parseStreamFilters } from './access';
+import { CheckGate, checkTurns } from './check-gate';
 import { FilterMatcher } from './match';
 import { RenderEnd, SseStream, frame } from './stream';
 import type { Knex } from 'knex';
@@ -81,8 +82,12 @@ export class Realtime {
   /** Serialized frames of events shown whole, per event object (collected with it). */
   private readonly frames = new WeakMap<StoredEvent, string>();
 
+  /** Turns of the per-event filter checks, shared by every stream of this node (REALTIME_CHECK_CONCURRENCY). */
+  readonly checks: CheckGate;
+
   constructor(private readonly deps: RealtimeDeps) {
-    this.matcher = new FilterMatcher(deps.db, deps.dialect);
+    this.checks = new CheckGate(checkTurns(deps.config.realtime.checkConcurrency, deps.db));
+    this.matcher = new FilterMatcher(deps.db, deps.dialect, this.checks);
   }
 
   /** Open streams on this node (tests, metrics). */
@@ -206,13 +211,16 @@ export class Realtime {
       }
       await access.refresh(actor);
     };
+    // The client may leave at any await: no statement is started for a stream that is gone.
+    const isOpen = (): boolean => !stream.closed;
     const render = async (e: StoredEvent): Promise<string | null> => {
-      if (e.model === null) return null;
+      if (e.model === null || !isOpen()) return null;
       await refresh(false);
       const view = access.view(e.model);
-      if (!view?.allowed) return null;
+      if (!view?.allowed || !isOpen()) return null;
       if (view.query) {
-        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, view.query, e.recordId))) return null;
+        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, view.query, e.recordId, isOpen))) return null;
+        if (!isOpen()) return null;
       }
       const record = access.shown(e.model, view, e.record);
       if (record !== e.record) return frame(e.id, e.type, payload(e, record));
@@ -238,6 +246,7 @@ export class Realtime {
           throw e;
         }
       },
+      // Runs once the stream's work has stopped (not when the socket closes): its place is counted until then.
       (reason) => {
         for (const m of models) this.byModel.get(m.name)?.delete(stream);
         this.release(key);
@@ -258,7 +267,11 @@ export class Realtime {
       let left = config.realtime.resumeWindow;
       while (left > 0 && !stream.closed) {
         const batch = await events.readAfter(after, Math.min(500, left));
-        for (const e of batch) if (e.model !== null && wanted.has(e.model)) await stream.writeBacklog(e);
+        for (const e of batch) {
+          // Looked at before every event, not every batch: an abandoned catch-up stops at once.
+          if (stream.closed) return;
+          if (e.model !== null && wanted.has(e.model)) await stream.writeBacklog(e);
+        }
         if (batch.length === 0) break;
         after = batch[batch.length - 1].id;
         left -= batch.length;

@@ -9,6 +9,11 @@
  * records) outruns every stream for a moment: a stream still reading may hold up to BURST × the bound.
  * Live events are gathered for REALTIME_FLUSH (20 ms) and written together: one write per stream and
  * window, not one per stream and event.
+ *
+ * A stream whose client has gone does no more work: the pump, the backlog (service.ts) and the render
+ * look at `closed` before every event, so only the statement in flight finishes. `onEnd` (which gives
+ * the stream's place under REALTIME_MAX_CONNECTIONS back) runs once that work has stopped, not when the
+ * socket closes: a client that hangs up and reconnects at once cannot pile up streams still working.
  */
 import type { ServerResponse } from 'node:http';
 import type { StoredEvent } from '../events/types';
@@ -42,6 +47,12 @@ export class SseStream {
   /** When the socket last refused a write (null: it takes data). */
   private waitingSince: number | null = null;
   private ended = false;
+  /** Why the stream ended (given to onEnd once its work has stopped). */
+  private endReason = '';
+  /** A heartbeat's re-authentication is running. */
+  private beating = false;
+  /** onEnd has run. */
+  private settled = false;
   private readonly heartbeat: NodeJS.Timeout;
   /** The pending flush of live events (REALTIME_FLUSH), null: none scheduled. */
   private flushTimer: NodeJS.Timeout | null = null;
@@ -58,6 +69,7 @@ export class SseStream {
     private readonly render: (e: StoredEvent) => Promise<string | null>,
     /** Runs on every heartbeat (re-authentication); a throw ends the stream with its frame. */
     private readonly onBeat: () => Promise<string | null>,
+    /** The stream has ended and its work (pump, backlog, heartbeat) has stopped. */
     private readonly onEnd: (reason: string) => void,
   ) {
     res.once('close', () => this.end('client closed'));
@@ -66,12 +78,20 @@ export class SseStream {
     this.heartbeat.unref();
   }
 
+  /** The client is gone or the stream was ended: do no more work for it. */
   get closed(): boolean {
     return this.ended;
   }
 
+  /** Ended and its work stopped (its place given back). */
+  get stopped(): boolean {
+    return this.settled;
+  }
+
   /** Sends the headers and the first lines; `backlog` writes the missed events before any live one. */
   open(backlog: (() => Promise<void>) | null): void {
+    // The client hung up while the stream was being set up: its 'close' has been and gone.
+    if (this.res.destroyed) return this.end('client closed');
     this.res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -87,10 +107,11 @@ export class SseStream {
 
   /** Writes a backlog event (the resume phase) and remembers its id. */
   async writeBacklog(e: StoredEvent): Promise<void> {
+    if (this.ended) return;
     this.sent.add(e.id);
     this.backlogMax = Math.max(this.backlogMax, e.id);
     const f = await this.render(e);
-    if (f !== null) await this.write(f);
+    if (f !== null && !this.ended) await this.write(f);
   }
 
   /** A live event for this stream (synchronous: the hub is never held up by a slow connection). */
@@ -118,6 +139,7 @@ export class SseStream {
   end(reason: string, destroy = false, last: string | null = null): void {
     if (this.ended) return;
     this.ended = true;
+    this.endReason = reason;
     clearInterval(this.heartbeat);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.queue.length = 0;
@@ -126,16 +148,27 @@ export class SseStream {
       if (last !== null && !this.res.destroyed) this.res.write(last);
       this.res.end();
     }
-    this.onEnd(reason);
+    this.settle();
+  }
+
+  /** onEnd, once the stream has ended and nothing of it runs any more (a render or check in flight finishes first). */
+  private settle(): void {
+    if (!this.ended || this.pumping || this.beating || this.settled) return;
+    this.settled = true;
+    this.onEnd(this.endReason);
   }
 
   private async beat(): Promise<void> {
-    if (this.ended) return;
+    if (this.ended || this.beating) return;
+    this.beating = true;
     try {
       const last = await this.onBeat();
       if (last !== null) return this.end('credentials no longer valid', false, last);
     } catch {
       return this.end('heartbeat failed', true);
+    } finally {
+      this.beating = false;
+      this.settle();
     }
     if (!this.waitingDrain && !this.ended) this.res.write(': heartbeat\n\n');
   }
@@ -163,7 +196,8 @@ export class SseStream {
     this.pumping = true;
     void this.run().finally(() => {
       this.pumping = false;
-      if (!this.ended && this.queue.length > 0) this.pump();
+      if (this.ended) this.settle();
+      else if (this.queue.length > 0) this.pump();
     });
   }
 
@@ -181,6 +215,7 @@ export class SseStream {
         if (this.sent.has(e.id)) continue;
         if (this.sent.size > 0 && e.id > this.backlogMax) this.sent.clear();
         const f = await this.render(e);
+        if (this.ended) break;
         if (f !== null) pending += f;
         if (pending.length >= BATCH_CHARS || this.queue.length === 0) {
           const text = pending;

@@ -81,3 +81,80 @@ describe('realtime stream: REALTIME_FLUSH gathers live events into one write', (
     expect(() => loadConfig({ ...base, REALTIME_FLUSH: 'soon' }, root)).to.throw(ConfigError, /REALTIME_FLUSH/);
   });
 });
+
+describe('realtime stream: an ended stream stops its work, and gives its place back only then', () => {
+  /** A render that waits until released, counting the renders begun. */
+  function slowRender(): { render: (e: StoredEvent) => Promise<string | null>; begun: () => number; release: () => void } {
+    let begun = 0;
+    let waiting: (() => void)[] = [];
+    return {
+      render: async (e) => {
+        begun += 1;
+        await new Promise<void>((r) => waiting.push(r));
+        return frame(e.id, e.type, e.record);
+      },
+      begun: () => begun,
+      release: () => {
+        const w = waiting;
+        waiting = [];
+        for (const r of w) r();
+      },
+    };
+  }
+
+  it('a client gone mid-render: no further event is rendered, and onEnd waits for the render in flight', async () => {
+    const res = new FakeResponse();
+    const slow = slowRender();
+    const ended: string[] = [];
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs: 0 }, slow.render, async () => null, (r) => ended.push(r));
+    stream.open(null);
+    for (let i = 1; i <= 5; i++) stream.push(event(i));
+    await sleep(5);
+    expect(slow.begun()).to.equal(1);
+    res.emit('close');
+    expect(stream.closed).to.equal(true);
+    expect(ended, 'the place is held while the render runs').to.deep.equal([]);
+    expect(stream.stopped).to.equal(false);
+    slow.release();
+    await sleep(5);
+    expect(ended).to.deep.equal(['client closed']);
+    expect(stream.stopped).to.equal(true);
+    slow.release();
+    await sleep(5);
+    expect(slow.begun(), 'nothing rendered after the close').to.equal(1);
+  });
+
+  it('a backlog abandoned mid-event: writeBacklog renders nothing more, and onEnd waits for the backlog to return', async () => {
+    const res = new FakeResponse();
+    const slow = slowRender();
+    const ended: string[] = [];
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs: 0 }, slow.render, async () => null, (r) => ended.push(r));
+    stream.open(async () => {
+      for (let i = 1; i <= 5; i++) await stream.writeBacklog(event(i));
+    });
+    await sleep(5);
+    res.emit('close');
+    await sleep(5);
+    expect(ended).to.deep.equal([]);
+    slow.release();
+    await sleep(5);
+    expect(ended).to.deep.equal(['client closed']);
+    expect(slow.begun()).to.equal(1);
+  });
+
+  it('a client that left before the stream opened: ended at once, nothing written nor rendered', async () => {
+    const res = new FakeResponse();
+    res.destroyed = true;
+    const ended: string[] = [];
+    let rendered = 0;
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs: 0 }, async () => (rendered++, null), async () => null, (r) => ended.push(r));
+    stream.open(async () => {
+      await stream.writeBacklog(event(1));
+    });
+    stream.push(event(2));
+    await sleep(5);
+    expect(ended).to.deep.equal(['client closed']);
+    expect(res.writes).to.deep.equal([]);
+    expect(rendered).to.equal(0);
+  });
+});
