@@ -1,6 +1,7 @@
 /**
  * /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. No route
- * reads the body before it knows the caller may send one: a route that needs a token checks it first.
+ * reads the body before it knows the caller may send one: a route that needs a token checks it first; a
+ * public one counts the caller's address (service.admit) and reads at most IAM_BODY_MAX_BYTES.
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -10,6 +11,7 @@ import { type AccessRuleStore, checkRuleInput, type RuleInput } from './access-r
 import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
 import type { IdentityAuthorizer } from './authorize';
+import type { Bucket } from './rate-limit';
 import type { IdentityService } from './service';
 import type { IdentityStore } from './store';
 import { checkIdentifiersFree } from './user-keys';
@@ -59,6 +61,8 @@ export interface IdentityRouteDeps {
   readonly store: IdentityStore;
   /** The access-rule checks (issue 16): the registry and the rule table. */
   readonly rules?: { readonly registry: PluginDeps['registry']; readonly store: AccessRuleStore };
+  /** IAM_BODY_MAX_BYTES: the largest body a public endpoint reads. */
+  readonly publicBodyMaxBytes: number;
 }
 
 const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
@@ -67,7 +71,7 @@ const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
   return Number(raw);
 };
 
-export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store, rules }: IdentityRouteDeps): void {
+export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store, rules, publicBodyMaxBytes }: IdentityRouteDeps): void {
   const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
     router[method](path, async (c) => {
       const ctx = c as unknown as Ctx;
@@ -82,16 +86,27 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     if (!(await authorizer.can(actor, 'api-token', 'manage'))) throw new ForbiddenError('only admins manage API tokens (api-token.manage)');
     return actor;
   };
-  post('/api/iam/register', async (ctx) => service.register(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/authenticate', async (ctx) => service.authenticate(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/refresh-tokens', async (ctx) => service.refresh(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/initiate/forgot-password', async (ctx) => service.initiateForgotPassword(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/confirm/forgot-password', async (ctx) => service.confirmForgotPassword(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/logout', async (ctx) => service.logout(await bodyOf(ctx)));
-  post('/api/iam/otp/register/initiate', async (ctx) => service.otpRegisterInitiate(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/otp/register/confirm', async (ctx) => service.otpRegisterConfirm(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/otp/login/initiate', async (ctx) => service.otpLoginInitiate(await bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/otp/login/confirm', async (ctx) => service.otpLoginConfirm(await bodyOf(ctx), ctx.state.clientIp));
+  /**
+   * An endpoint that takes no token: the address is counted (429) before the body is read, and the body
+   * is read up to IAM_BODY_MAX_BYTES (413 naming it), so a flood of large or invalid bodies from one
+   * address is refused before anything parses it.
+   */
+  const publicLimit: BodyLimit = { maxBytes: publicBodyMaxBytes, setting: 'IAM_BODY_MAX_BYTES' };
+  const open = (path: string, bucket: Bucket, handle: (body: unknown) => Promise<unknown>): void =>
+    post(path, async (ctx) => {
+      await service.admit(bucket, ctx.state.clientIp);
+      return handle(await bodyOf(ctx, publicLimit));
+    });
+  open('/api/iam/register', 'register', (b) => service.register(b));
+  open('/api/iam/authenticate', 'authenticate', (b) => service.authenticate(b));
+  open('/api/iam/refresh-tokens', 'refresh', (b) => service.refresh(b));
+  open('/api/iam/initiate/forgot-password', 'forgot-password', (b) => service.initiateForgotPassword(b));
+  open('/api/iam/confirm/forgot-password', 'forgot-password', (b) => service.confirmForgotPassword(b));
+  open('/api/iam/logout', 'logout', (b) => service.logout(b));
+  open('/api/iam/otp/register/initiate', 'otp', (b) => service.otpRegisterInitiate(b));
+  open('/api/iam/otp/register/confirm', 'otp', (b) => service.otpRegisterConfirm(b));
+  open('/api/iam/otp/login/initiate', 'otp', (b) => service.otpLoginInitiate(b));
+  open('/api/iam/otp/login/confirm', 'otp', (b) => service.otpLoginConfirm(b));
   post('/api/iam/change-password', async (ctx) => {
     const { actor } = await bearer(ctx, auth);
     return service.changePassword(actor, await bodyOf(ctx));

@@ -1,5 +1,5 @@
 /**
- * A body is read only for a caller allowed to send it (README: Limits, "Bodies are read after the
+ * A body is read only for a caller allowed to send it (README: Security, "Bodies are read after the
  * permission check"). An anonymous or unpermitted write is answered 401/403 without its body being read
  * or parsed: a megabyte of invalid JSON, which a permitted caller hears about as 400, answers 401. The
  * identity endpoints that take no token count the caller's address before they read a body, and read at
@@ -15,6 +15,10 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 const MEGABYTE_INVALID = `[${'{},'.repeat(340_000)}{`;
 /** About a megabyte of valid `[{},{},…]` under BODY_MAX_BYTES (1 MiB). */
 const MEGABYTE_ARRAY = `[${'{},'.repeat(340_000)}{}]`;
+const IAM_LIMIT = 64 * 1024;
+
+/** `raw` padded with spaces to exactly `bytes` bytes (JSON allows the whitespace). */
+const padded = (raw: string, bytes: number): string => raw + ' '.repeat(bytes - Buffer.byteLength(raw));
 
 /**
  * Writes `requests` on one socket, the last saying `Connection: close`, and answers the status lines
@@ -126,6 +130,93 @@ for (const dialect of DIALECTS) {
       const res = await app.anon.post('/api/fee-type/bulk', undefined, { raw: `[${'{},'.repeat(400_000)}{}]`, headers: JSON_TYPE });
       expect(res.status).to.equal(413);
       expect(res.body.error.name).to.equal('PayloadTooLargeError');
+    });
+  });
+
+  describe(`identity endpoints without a token: IAM_BODY_MAX_BYTES and the address counted first [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect, { env: { IAM_PASSWORD_LESS_REGISTRATION: 'true', IAM_ALLOW_PUBLIC_REGISTRATION: 'true' } });
+    });
+    after(async () => app?.close());
+
+    const signIn = JSON.stringify({ username: 'nobody-here', password: 'wrong-password' });
+
+    it(`reads a body of exactly IAM_BODY_MAX_BYTES (${IAM_LIMIT}) and refuses one byte more with 413 naming the setting`, async () => {
+      const at = await app.anon.post('/api/iam/authenticate', undefined, { raw: padded(signIn, IAM_LIMIT), headers: JSON_TYPE });
+      expect(at.status).to.equal(401);
+      expect(at.body.error.message).to.equal('invalid credentials');
+      const past = await app.anon.post('/api/iam/authenticate', undefined, { raw: padded(signIn, IAM_LIMIT + 1), headers: JSON_TYPE });
+      expect(past.status).to.equal(413);
+      expect(past.body.error.name).to.equal('PayloadTooLargeError');
+      expect(past.body.error.message).to.match(/IAM_BODY_MAX_BYTES/);
+      expect(past.body.error.details).to.deep.equal({ setting: 'IAM_BODY_MAX_BYTES', limit: IAM_LIMIT });
+    });
+
+    it('every endpoint without a token has the limit; a chunked body past it too, and the connection stays usable', async () => {
+      const paths = [
+        '/api/iam/register',
+        '/api/iam/authenticate',
+        '/api/iam/refresh-tokens',
+        '/api/iam/logout',
+        '/api/iam/initiate/forgot-password',
+        '/api/iam/confirm/forgot-password',
+        '/api/iam/otp/register/initiate',
+        '/api/iam/otp/register/confirm',
+        '/api/iam/otp/login/initiate',
+        '/api/iam/otp/login/confirm',
+      ];
+      for (const path of paths) {
+        const res = await app.anon.post(path, undefined, { raw: padded('{}', IAM_LIMIT + 1), headers: JSON_TYPE });
+        expect(res.status, path).to.equal(413);
+        expect(res.body.error.details.setting, path).to.equal('IAM_BODY_MAX_BYTES');
+      }
+      const statuses = await onOneConnection(app.url, [chunked('/api/iam/authenticate', padded(signIn, IAM_LIMIT + 1)), post('/api/iam/authenticate', padded(signIn, 200_000)), LAST]);
+      expect(statuses).to.deep.equal(['HTTP/1.1 413', 'HTTP/1.1 413', 'HTTP/1.1 200']);
+    });
+
+    it('the largest legitimate body, an OTP registration with a customPayload of IAM_CUSTOM_PAYLOAD_MAX_BYTES, is read', async () => {
+      const tag = Date.now().toString(36);
+      const base = { username: `big${tag}`, email: `big${tag}@example.test`, fullName: 'x'.repeat(255), customPayload: { blob: '' } };
+      // 16 384 bytes as the service measures it (JSON.stringify); sent with every é escaped (\u00e9) and indented, about 50 KB
+      const customPayload = { blob: `${'é'.repeat(8186)}a` };
+      expect(Buffer.byteLength(JSON.stringify(customPayload))).to.equal(16_384);
+      const raw = JSON.stringify({ ...base, customPayload }, null, 8).replace(/é/g, '\\u00e9');
+      expect(Buffer.byteLength(raw)).to.be.within(49_000, IAM_LIMIT);
+      const res = await app.anon.post('/api/iam/otp/register/initiate', undefined, { raw, headers: JSON_TYPE });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    });
+  });
+
+  describe(`identity endpoints without a token: a flood of bad bodies from one address is limited [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      // Each test floods buckets of its own (authenticate is not one: the test app signs in with it).
+      app = await startTestApp(dialect, { env: { IAM_RATE_LIMIT_PER_ADDRESS: '5', IAM_RATE_LIMIT_PER_ACCOUNT: '100', IAM_RATE_LIMIT_WINDOW: '1m', IAM_PASSWORD_LESS_REGISTRATION: 'true', IAM_ALLOW_PUBLIC_REGISTRATION: 'true' } });
+    });
+    after(async () => app?.close());
+
+    const flood = async (path: string, raw: string): Promise<number[]> => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await app.anon.post(path, undefined, { raw, headers: JSON_TYPE })).status);
+      return statuses;
+    };
+
+    it('invalid JSON counts against the address: the 6th answers 429 without being parsed', async () => {
+      expect(await flood('/api/iam/initiate/forgot-password', '{"email":')).to.deep.equal([400, 400, 400, 400, 400, 429, 429]);
+      const limited = await app.anon.post('/api/iam/confirm/forgot-password', { email: 'x@example.test', verificationToken: 'x', password: 'long-enough-1' });
+      expect(limited.status).to.equal(429);
+      expect(Number(limited.headers.get('retry-after'))).to.be.above(0);
+    });
+
+    it('bodies past IAM_BODY_MAX_BYTES and invalid fields count too', async () => {
+      expect(await flood('/api/iam/refresh-tokens', padded('{}', IAM_LIMIT + 1))).to.deep.equal([413, 413, 413, 413, 413, 429, 429]);
+      expect(await flood('/api/iam/otp/login/confirm', '{"identifier":1}')).to.deep.equal([422, 422, 422, 422, 422, 429, 429]);
+      expect(await flood('/api/iam/register', '[]')).to.deep.equal([400, 400, 400, 400, 400, 429, 429]);
+    });
+
+    it('logout is limited per address as well', async () => {
+      expect(await flood('/api/iam/logout', '{"refreshToken":"nope"}')).to.deep.equal([401, 401, 401, 401, 401, 429, 429]);
     });
   });
 }
