@@ -59,6 +59,14 @@ function jwtSecret(raw: string, production: boolean, dataDir: string): string {
 }
 
 /** The per-parent default may not exceed the maximum (it would be clamped on every request). */
+/** An OTP registration carries its customPayload and other fields: the body limit must leave room for them. */
+function iamBodyMaxBytes(env: NodeJS.ProcessEnv): number {
+  const body = read(env, SETTINGS.iamBodyMaxBytes);
+  const payload = read(env, SETTINGS.customPayloadMaxBytes);
+  if (body <= payload) throw new ConfigError(`IAM_BODY_MAX_BYTES: ${body} must be above IAM_CUSTOM_PAYLOAD_MAX_BYTES (${payload}): an OTP registration sends the payload with its other fields`);
+  return body;
+}
+
 function populateLimits(env: NodeJS.ProcessEnv): { populateDefaultLimit: number; populateMaxLimit: number } {
   const populateMaxLimit = Math.max(1, read(env, SETTINGS.populateMaxLimit));
   const populateDefaultLimit = read(env, SETTINGS.populateDefaultLimit);
@@ -197,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       rateLimit: { windowSeconds: read(env, SETTINGS.rateLimitWindow), perAccount: read(env, SETTINGS.rateLimitPerAccount), perAddress: read(env, SETTINGS.rateLimitPerAddress) },
       registrationRevealsTaken: read(env, SETTINGS.registrationRevealsTaken),
       customPayloadMaxBytes: read(env, SETTINGS.customPayloadMaxBytes),
+      bodyMaxBytes: iamBodyMaxBytes(env),
       accessRulesFile: resolve(rootDir, read(env, SETTINGS.accessRulesFile)),
     },
     locales: locales(env),

@@ -154,6 +154,11 @@ export interface IamConfig {
   readonly registrationRevealsTaken: boolean;
   /** Largest `customPayload` of an OTP registration, in bytes of its JSON text. */
   readonly customPayloadMaxBytes: number;
+  /**
+   * Largest JSON body of an identity endpoint that takes no token (sign-in, register, OTP, forgot/reset
+   * password, refresh, logout); read only after the caller's address was counted. Above the custom payload.
+   */
+  readonly bodyMaxBytes: number;
   /** The YAML file of row-level rules and field lists kept in git (issue 16); a missing file declares none. */
   readonly accessRulesFile: string;
 }
@@ -264,11 +269,12 @@ export const SETTINGS = {
   passwordLess: setting('IAM_PASSWORD_LESS_REGISTRATION', 'false', parseBoolean, 'enable OTP register + login'),
   registrationValidateWhat: setting('IAM_PASSWORD_LESS_REGISTRATION_VALIDATE_WHAT', 'email', parseSources, 'sources verified at OTP registration'),
   loginValidateWhat: setting('IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT', 'email', parseSources, 'sources verified at OTP login'),
-  rateLimitWindow: setting('IAM_RATE_LIMIT_WINDOW', '1m', parseDuration, 'rate-limit window of sign-in, OTP, reset and register calls'),
+  rateLimitWindow: setting('IAM_RATE_LIMIT_WINDOW', '1m', parseDuration, 'rate-limit window of sign-in, OTP, reset, register, refresh and logout calls'),
   rateLimitPerAccount: setting('IAM_RATE_LIMIT_PER_ACCOUNT', '10', parsePositiveInt, 'calls per window and account identifier'),
   rateLimitPerAddress: setting('IAM_RATE_LIMIT_PER_ADDRESS', '60', parsePositiveInt, 'calls per window and client address'),
   registrationRevealsTaken: setting('IAM_REGISTRATION_REVEALS_TAKEN', 'true', parseBoolean, 'OTP registration answers 409 when an account holds the e-mail, mobile or username (false: the same answer as a fresh registration; the addresses get a notice)'),
   customPayloadMaxBytes: setting('IAM_CUSTOM_PAYLOAD_MAX_BYTES', '16384', parsePositiveInt, 'largest customPayload of an OTP registration (bytes of its JSON)'),
+  iamBodyMaxBytes: setting('IAM_BODY_MAX_BYTES', '65536', parsePositiveInt, 'largest JSON body of an identity endpoint that takes no token (sign-in, register, OTP, forgot/reset password, refresh, logout; 413 beyond); above IAM_CUSTOM_PAYLOAD_MAX_BYTES'),
   accessRulesFile: setting('IAM_ACCESS_RULES_FILE', 'config/access-rules.yaml', str, 'YAML file of row-level rules and field lists per role, applied at every start (missing: none)'),
   bcryptCost: setting('IAM_BCRYPT_COST', '10', parsePositiveInt, 'bcrypt cost factor (≥ 10 outside tests)'),
   locales: setting('LOCALES', 'en', parseLocales, 'locales of models with i18n: true, comma-separated codes (en,fr,de)'),

@@ -10,6 +10,8 @@ import type { Config } from '../config/schema';
 import type { Dialect } from '../database/dialects/dialect';
 import type { Registry } from './registry/types';
 import type { RequestState } from './http/state';
+/** A route's own body limit for `RequestState.readBody` (core/http/body.ts): bodies are read when a route asks. */
+export type { BodyLimit, RequestState } from './http/state';
 import type { EventPipeline } from './events/pipeline';
 import type { EventActor } from './events/types';
 

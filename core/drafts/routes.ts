@@ -27,6 +27,7 @@ export function draftRouter(registry: Registry, controller: RecordController, au
       const model = models.get(c.params.model);
       if (!model || model.draftAndPublish !== true) throw new NotFoundError(model ? `${model.name} has no draft & publish (YAML draftAndPublish: true)` : 'not found');
       await requirePermission(authorizer, c, model.name, 'publish');
+      await c.state.readBody(); // after the permission check, as on every record route
       checkWriteParams(c.query, ['locale'], model);
       await controller.publish(c, model, r.bulk, r.unpublish);
     });

@@ -1,9 +1,13 @@
-/** JSON bodies with a size and a nesting limit; write requests must say they send JSON. */
-import type { Middleware } from 'koa';
+/**
+ * JSON bodies with a size and a nesting limit; write requests must say they send JSON. A body is read
+ * only when the route asks for it (`ctx.state.readBody()`), once the caller may send it: an anonymous or
+ * unpermitted write is answered without its body being read or parsed (README: Limits).
+ */
+import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { BadRequestError, UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
 import { bodyTextProblems } from '../validation/storable-text';
-import type { RequestState } from './state';
+import type { BodyLimit, RequestState } from './state';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -28,15 +32,15 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
-  const requireJson: Middleware<RequestState> = async (ctx, next) => {
-    const hasBody = Number(ctx.get('Content-Length') || '0') > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (WRITES.has(ctx.method) && hasBody && !ctx.is('application/json', '+json', 'multipart/form-data')) {
-      throw new UnsupportedMediaTypeError(`unsupported content type "${ctx.get('Content-Type') || 'none'}"; send application/json`);
-    }
-    await next();
-  };
-  const parse = koaBody({
+/** The body's declared length: null when it comes chunked (or declares none). */
+function declaredLength(ctx: Context): number | null {
+  const raw = ctx.get('Content-Length');
+  return raw === '' ? null : Number(raw);
+}
+
+/** One koa-body per byte limit (the whole app's, and the smaller ones routes ask for). */
+function jsonParser(maxBytes: number): Middleware<RequestState> {
+  return koaBody({
     json: true,
     jsonLimit: maxBytes,
     jsonStrict: true,
@@ -45,20 +49,57 @@ export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
     multipart: false,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   }) as unknown as Middleware<RequestState>;
-  const limitDepth: Middleware<RequestState> = async (ctx, next) => {
-    const body: unknown = (ctx.request as { body?: unknown }).body;
-    if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) throw new BadRequestError(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+}
+
+/**
+ * `[requireJson, bodyReader]`, mounted before every router. Neither reads the body: requireJson looks at
+ * the headers only (415 for a write that sends no JSON; 413 for a JSON body whose Content-Length is past
+ * BODY_MAX_BYTES), and bodyReader gives the request its `readBody`, which routes call once the caller may
+ * send a body. An unread body is discarded by Node once the answer is sent (the connection stays usable).
+ */
+export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
+  const requireJson: Middleware<RequestState> = async (ctx, next) => {
+    const length = declaredLength(ctx);
+    const hasBody = (length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+    if (WRITES.has(ctx.method) && hasBody && !ctx.is('application/json', '+json', 'multipart/form-data')) {
+      throw new UnsupportedMediaTypeError(`unsupported content type "${ctx.get('Content-Type') || 'none'}"; send application/json`);
+    }
+    // The cheapest refusal, before any lookup: the body says it is too large (multipart forms have their own limits).
+    if (WRITES.has(ctx.method) && length !== null && length > maxBytes && !ctx.is('multipart/form-data')) throw new PayloadTooLargeError('the request body is too large');
     await next();
   };
-  // Every endpoint (the identity plugin's too): a NUL character or a lone surrogate is refused the same
-  // on both databases, before any lookup sends it to PostgreSQL (which answered 500 or its own text).
-  const storableText: Middleware<RequestState> = async (ctx, next) => {
-    const problems = bodyTextProblems((ctx.request as { body?: unknown }).body);
+  const parsers = new Map<number, Middleware<RequestState>>();
+  const parserFor = (bytes: number): Middleware<RequestState> => {
+    let p = parsers.get(bytes);
+    if (!p) parsers.set(bytes, (p = jsonParser(bytes)));
+    return p;
+  };
+  const read = async (ctx: Context & { state: RequestState }, limit: BodyLimit | undefined): Promise<unknown> => {
+    const bytes = Math.min(limit?.maxBytes ?? maxBytes, maxBytes);
+    try {
+      await parserFor(bytes)(ctx, async () => undefined);
+    } catch (e) {
+      // A route's own limit names its setting; BODY_MAX_BYTES keeps the error mapper's words.
+      if (limit && bytes < maxBytes && (e as { status?: unknown }).status === 413) {
+        throw new PayloadTooLargeError(`the request body is larger than ${limit.setting} (${bytes} bytes)`, { setting: limit.setting, limit: bytes });
+      }
+      throw e;
+    }
+    const body: unknown = (ctx.request as { body?: unknown }).body;
+    if (jsonDepthExceeds(body, MAX_JSON_DEPTH)) throw new BadRequestError(`the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    // Every endpoint (the identity plugin's too): a NUL character or a lone surrogate is refused the same
+    // on both databases, before any lookup sends it to PostgreSQL (which answered 500 or its own text).
+    const problems = bodyTextProblems(body);
     if (problems) {
       const { fields, errors } = problems;
       throw new ValidationError('the body holds text no database can store', fields, errors ? { errors } : {});
     }
+    return body;
+  };
+  const bodyReader: Middleware<RequestState> = async (ctx, next) => {
+    let once: Promise<unknown> | undefined;
+    ctx.state.readBody = (limit) => (once ??= read(ctx, limit));
     await next();
   };
-  return [requireJson, parse, limitDepth, storableText];
+  return [requireJson, bodyReader];
 }

@@ -49,6 +49,8 @@ export function recordRouter(registry: Registry, controller: RecordController, a
       const model = models.get(c.params.model);
       if (!model || (r.i18nOnly && !model.i18n)) throw new NotFoundError('not found');
       await requirePermission(authorizer, c, model.name, r.action);
+      // Only now is the body read: an anonymous or unpermitted write is answered without it (README: Limits).
+      if (r.method !== 'get') await c.state.readBody();
       if (r.params) checkWriteParams(c.query, r.params, model);
       await r.handle(controller, c, model);
     });

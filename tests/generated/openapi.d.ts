@@ -3811,7 +3811,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body (BODY_MAX_BYTES) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
+        /** @description The body (BODY_MAX_BYTES; on the identity endpoints that take no token IAM_BODY_MAX_BYTES, named in `details.setting`) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -9935,6 +9935,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
             default: components["responses"]["Error"];
         };
     };

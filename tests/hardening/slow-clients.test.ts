@@ -81,13 +81,22 @@ for (const dialect of DIALECTS) {
     });
 
     it('a body sent one byte at a time: cut off within the request timeout, nothing written', async () => {
-      const head = 'POST /api/institute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+      // A permitted caller: its body is read (an anonymous one is answered 401 before that, below).
+      const head = `POST /api/institute HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.admin?.accessToken}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
       const cut = await trickle(app.url, head + '{"name":"slow","code":"slow","city":"', 'x', 100);
       figures(`slow body [${dialect}]`, { boundMs: REQUEST_MS, cutAfterMs: Math.round(cut.ms), bytesSent: cut.bytesSent, answer: cut.answer });
       expect(cut.ms).to.be.within(REQUEST_MS - 100, REQUEST_MS + SLACK_MS);
       expect(cut.answer).to.match(/^HTTP\/1\.1 408|^$/);
       const list = await app.http.get('/api/institute?filters[code][$eq]=slow');
       expect(list.body.meta.totalRecords).to.equal(0);
+    });
+
+    it('an anonymous body sent one byte at a time: answered 401 at once, unread, and the connection still cut within the request timeout', async () => {
+      const head = 'POST /api/institute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+      const cut = await trickle(app.url, head + '{"name":"slow","code":"slow","city":"', 'x', 100);
+      figures(`slow anonymous body [${dialect}]`, { boundMs: REQUEST_MS, cutAfterMs: Math.round(cut.ms), bytesSent: cut.bytesSent, answer: cut.answer });
+      expect(cut.answer).to.match(/^HTTP\/1\.1 401/);
+      expect(cut.ms).to.be.within(REQUEST_MS - 100, REQUEST_MS + SLACK_MS);
     });
 
     it('an ordinary client on the same server is served meanwhile', async () => {

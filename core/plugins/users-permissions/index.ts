@@ -39,7 +39,7 @@ export function usersPermissions(): Plugin {
     contentTypesDir: contentTypesDir(),
     routes: (router, deps) => {
       const r = runtime(deps);
-      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store, rules: { registry: deps.registry, store: r.accessRules } });
+      identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store, rules: { registry: deps.registry, store: r.accessRules }, publicBodyMaxBytes: deps.config.iam.bodyMaxBytes });
     },
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,

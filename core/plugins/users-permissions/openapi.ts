@@ -99,7 +99,7 @@ export function identityOpenApi(): OpenApiFragment {
       '/api/iam/api-tokens/{id}/regenerate': {
         post: withId(tokenOp('iamApiTokensRegenerate', 'A new secret for an API token (shown only here); the old one answers 401 from then on', null, ref('IamApiTokenWithSecret'), [])),
       },
-      '/api/iam/logout': { post: op('iamLogout', 'End the session (or every session with allDevices)', obj({ refreshToken: str, allDevices: { type: 'boolean' } }, ['refreshToken']), obj({ message: str }), { errors: [401, 422] }) },
+      '/api/iam/logout': { post: op('iamLogout', 'End the session (or every session with allDevices)', obj({ refreshToken: str, allDevices: { type: 'boolean' } }, ['refreshToken']), obj({ message: str }), { errors: [401, 422, 429] }) },
       '/api/iam/otp/register/initiate': { post: op('iamOtpRegisterInitiate', 'Start a passwordless registration: a code per validation source', obj({ username: str, email: str, mobile: str, fullName: str, validationSources: sources, customPayload: { type: 'object' } }, ['username', 'email']), obj({ message: str }), { errors: [403, 409, 422, 429] }) },
       '/api/iam/otp/register/confirm': { post: op('iamOtpRegisterConfirm', 'Confirm a registration code', obj({ type: idType, identifier: str, otp: str }, ['identifier', 'otp']), obj({ active: { type: 'boolean' }, message: str }), { errors: [401, 403, 422, 429] }) },
       '/api/iam/otp/login/initiate': { post: op('iamOtpLoginInitiate', 'Send a sign-in code (same answer whether or not the account exists)', obj({ identifier: str, type: idType, validationSources: sources }, ['identifier']), obj({ message: str }), { errors: [403, 422, 429] }) },

@@ -99,7 +99,8 @@ export function redisCounters(url: string, namespace: string, log: Pick<Logger, 
   };
 }
 
-export type Bucket = 'authenticate' | 'register' | 'otp' | 'forgot-password' | 'refresh';
+/** One bucket per kind of public identity call; `logout` too, so no public endpoint reads bodies unlimited. */
+export type Bucket = 'authenticate' | 'register' | 'otp' | 'forgot-password' | 'refresh' | 'logout';
 
 export class RateLimiter {
   constructor(private readonly store: CounterStore, private readonly limits: IamConfig['rateLimit']) {}

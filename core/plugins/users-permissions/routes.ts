@@ -1,19 +1,25 @@
-/** /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. */
+/**
+ * /api/iam/* wiring only (spec 4.1, 4.2). These routes run before the core's authenticate step. No route
+ * reads the body before it knows the caller may send one: a route that needs a token checks it first; a
+ * public one counts the caller's address (service.admit) and reads at most IAM_BODY_MAX_BYTES.
+ */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors/errors';
-import { type Actor, eventActor, type PluginDeps } from '../../plugin-api';
+import { type Actor, type BodyLimit, eventActor, type PluginDeps, type RequestState } from '../../plugin-api';
 import { type AccessRuleStore, checkRuleInput, type RuleInput } from './access-rules';
 import type { ApiTokens } from './api-tokens';
 import type { IdentityAuthenticator } from './authenticate';
 import type { IdentityAuthorizer } from './authorize';
+import type { Bucket } from './rate-limit';
 import type { IdentityService } from './service';
 import type { IdentityStore } from './store';
 import { checkIdentifiersFree } from './user-keys';
 import { checkUserWriteScope } from './user-write-scope';
 
-type Ctx = Context & { state: { clientIp: string; actor: Actor | null } };
-const bodyOf = (ctx: Ctx): unknown => (ctx.request as { body?: unknown }).body;
+type Ctx = Context & { state: Pick<RequestState, 'clientIp' | 'actor' | 'readBody'> };
+/** The JSON body, read now (once per request; core/http/body.ts): call it only once the caller may send one. */
+const bodyOf = (ctx: Ctx, limit?: BodyLimit): Promise<unknown> => ctx.state.readBody(limit);
 
 /**
  * /api/iam is for people: an API token reaches none of it (me, change-password, logout, token management).
@@ -55,6 +61,8 @@ export interface IdentityRouteDeps {
   readonly store: IdentityStore;
   /** The access-rule checks (issue 16): the registry and the rule table. */
   readonly rules?: { readonly registry: PluginDeps['registry']; readonly store: AccessRuleStore };
+  /** IAM_BODY_MAX_BYTES: the largest body a public endpoint reads. */
+  readonly publicBodyMaxBytes: number;
 }
 
 const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
@@ -63,7 +71,7 @@ const tokenId = (ctx: Ctx & { params?: Record<string, string> }): number => {
   return Number(raw);
 };
 
-export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store, rules }: IdentityRouteDeps): void {
+export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer, apiTokens, store, rules, publicBodyMaxBytes }: IdentityRouteDeps): void {
   const route = (method: 'get' | 'post' | 'patch' | 'delete', path: string, handle: (ctx: Ctx) => Promise<unknown>): void => {
     router[method](path, async (c) => {
       const ctx = c as unknown as Ctx;
@@ -78,17 +86,31 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     if (!(await authorizer.can(actor, 'api-token', 'manage'))) throw new ForbiddenError('only admins manage API tokens (api-token.manage)');
     return actor;
   };
-  post('/api/iam/register', (ctx) => service.register(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/authenticate', (ctx) => service.authenticate(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/refresh-tokens', (ctx) => service.refresh(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/initiate/forgot-password', (ctx) => service.initiateForgotPassword(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/confirm/forgot-password', (ctx) => service.confirmForgotPassword(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/change-password', async (ctx) => service.changePassword((await bearer(ctx, auth)).actor, bodyOf(ctx)));
-  post('/api/iam/logout', (ctx) => service.logout(bodyOf(ctx)));
-  post('/api/iam/otp/register/initiate', (ctx) => service.otpRegisterInitiate(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/otp/register/confirm', (ctx) => service.otpRegisterConfirm(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/otp/login/initiate', (ctx) => service.otpLoginInitiate(bodyOf(ctx), ctx.state.clientIp));
-  post('/api/iam/otp/login/confirm', (ctx) => service.otpLoginConfirm(bodyOf(ctx), ctx.state.clientIp));
+  /**
+   * An endpoint that takes no token: the address is counted (429) before the body is read, and the body
+   * is read up to IAM_BODY_MAX_BYTES (413 naming it), so a flood of large or invalid bodies from one
+   * address is refused before anything parses it.
+   */
+  const publicLimit: BodyLimit = { maxBytes: publicBodyMaxBytes, setting: 'IAM_BODY_MAX_BYTES' };
+  const open = (path: string, bucket: Bucket, handle: (body: unknown) => Promise<unknown>): void =>
+    post(path, async (ctx) => {
+      await service.admit(bucket, ctx.state.clientIp);
+      return handle(await bodyOf(ctx, publicLimit));
+    });
+  open('/api/iam/register', 'register', (b) => service.register(b));
+  open('/api/iam/authenticate', 'authenticate', (b) => service.authenticate(b));
+  open('/api/iam/refresh-tokens', 'refresh', (b) => service.refresh(b));
+  open('/api/iam/initiate/forgot-password', 'forgot-password', (b) => service.initiateForgotPassword(b));
+  open('/api/iam/confirm/forgot-password', 'forgot-password', (b) => service.confirmForgotPassword(b));
+  open('/api/iam/logout', 'logout', (b) => service.logout(b));
+  open('/api/iam/otp/register/initiate', 'otp', (b) => service.otpRegisterInitiate(b));
+  open('/api/iam/otp/register/confirm', 'otp', (b) => service.otpRegisterConfirm(b));
+  open('/api/iam/otp/login/initiate', 'otp', (b) => service.otpLoginInitiate(b));
+  open('/api/iam/otp/login/confirm', 'otp', (b) => service.otpLoginConfirm(b));
+  post('/api/iam/change-password', async (ctx) => {
+    const { actor } = await bearer(ctx, auth);
+    return service.changePassword(actor, await bodyOf(ctx));
+  });
   // The record API writes users too (the core's generic controller, after this router; JSON or
   // multipart, PATCH or PUT). Before it runs: who may write which account, and taken identifiers
   // (checked here, before the core's transaction, for callers the core will let write). After a
@@ -103,7 +125,7 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
       // Only for callers the core will let write: to anyone else a 409 would tell which names exist.
       if (id !== null && actor && (await authorizer.can(actor, 'user', 'update'))) {
         await checkUserWriteScope(actor, id, store, authorizer);
-        await checkIdentifiersFree(store, bodyOf(ctx), id);
+        await checkIdentifiersFree(store, await bodyOf(ctx), id);
       }
       await next();
     });
@@ -115,8 +137,9 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     const check = async (ctx: Ctx, action: 'create' | 'update', next: () => Promise<unknown>, bodies: (body: unknown) => Promise<unknown[]>): Promise<void> => {
       const actor = await auth.authenticate(ctx.get('Authorization') || undefined);
       if (actor && !actor.apiToken && (await authorizer.can(actor, 'access-rule', action))) {
-        const list = await bodies(bodyOf(ctx));
-        const many = list.length > 1 || Array.isArray(bodyOf(ctx));
+        const body = await bodyOf(ctx);
+        const list = await bodies(body);
+        const many = list.length > 1 || Array.isArray(body);
         for (const [i, b] of list.entries()) {
           if (typeof b !== 'object' || b === null || Array.isArray(b)) continue;
           const at = many ? `item ${i}` : '';
@@ -156,7 +179,7 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     router.post(path, async (c, next) => {
       const ctx = c as unknown as Ctx;
       const actor = await auth.authenticate(ctx.get('Authorization') || undefined);
-      if (actor && (await authorizer.can(actor, 'user', 'create'))) await checkIdentifiersFree(store, bodyOf(ctx), null);
+      if (actor && (await authorizer.can(actor, 'user', 'create'))) await checkIdentifiersFree(store, await bodyOf(ctx), null);
       await next();
     });
   }
@@ -168,10 +191,13 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     await admin(ctx);
     return { data: await apiTokens.list() };
   });
-  route('post', '/api/iam/api-tokens', async (ctx) => ({ data: await apiTokens.create(bodyOf(ctx), (await admin(ctx)).id) }));
+  route('post', '/api/iam/api-tokens', async (ctx) => {
+    const actor = await admin(ctx);
+    return { data: await apiTokens.create(await bodyOf(ctx), actor.id) };
+  });
   route('patch', '/api/iam/api-tokens/:id', async (ctx) => {
     const actor = await admin(ctx);
-    return { data: await apiTokens.update(tokenId(ctx), bodyOf(ctx), actor.id) };
+    return { data: await apiTokens.update(tokenId(ctx), await bodyOf(ctx), actor.id) };
   });
   route('post', '/api/iam/api-tokens/:id/regenerate', async (ctx) => {
     const actor = await admin(ctx);

@@ -115,14 +115,26 @@ export class IdentityService {
     return (await this.d.store.userBy('username', name)) ?? (name.includes('@') ? this.d.store.userBy('email', name) : undefined);
   }
 
+  /**
+   * Before a public endpoint (no token) reads its body: the feature it belongs to is on (403), and the
+   * caller's address has tries left in the endpoint's bucket (429). Every call counts, whatever its body
+   * (invalid JSON, too large, invalid fields): a flood from one address is limited before anything parses
+   * it. The endpoints below count only their account keys; their routes call this first.
+   */
+  async admit(bucket: Bucket, ip: string): Promise<void> {
+    if (bucket === 'register' && !this.iam.allowPublicRegistration) throw new ForbiddenError('public registration is disabled');
+    if (bucket === 'otp') this.requirePasswordLess();
+    await this.d.limiter.checkAddress(bucket, ip);
+  }
+
   // ---- 4.1 password flow ----
 
-  async register(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async register(raw: unknown): Promise<Record<string, unknown>> {
     if (!this.iam.allowPublicRegistration) throw new ForbiddenError('public registration is disabled');
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const email = check.email(body, 'email', true);
-    await this.d.limiter.check('register', ip, email ? normalize(email) : null);
+    if (email) await this.d.limiter.checkAccount('register', normalize(email));
     const username = check.username(body, 'username', true);
     const password = check.string(body, 'password', { required: true });
     this.checkPassword(check, 'password', password);
@@ -142,7 +154,7 @@ export class IdentityService {
     return this.userView((await this.d.store.userById(id)) as UserRow);
   }
 
-  async authenticate(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async authenticate(raw: unknown): Promise<Record<string, unknown>> {
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const email = check.string(body, 'email', { max: 255 });
@@ -151,7 +163,6 @@ export class IdentityService {
     if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
     check.done('invalid sign-in request');
     const identifier = (email ?? username) as string;
-    await this.d.limiter.checkAddress('authenticate', ip);
     const user = email !== undefined ? await this.d.store.userBy('email', email) : await this.userBySignInName(identifier);
     await this.limitAccount('authenticate', user, identifier.includes('@') ? 'email' : 'username', identifier);
     // Unknown user and wrong password answer alike, after the same bcrypt work (dummy hash).
@@ -162,24 +173,22 @@ export class IdentityService {
     return { data: { user: { email: user.email, username: user.username, roles: await this.d.store.rolesOf(user.id) }, ...pair } };
   }
 
-  async refresh(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async refresh(raw: unknown): Promise<Record<string, unknown>> {
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const token = check.string(body, 'refreshToken', { required: true, max: 200 });
     check.done('invalid refresh request');
-    await this.d.limiter.check('refresh', ip, null);
     const s = await this.d.sessions.refresh(token as string);
     return { accessToken: this.d.tokens.sign({ userId: s.userId, sessionId: s.sessionId }), refreshToken: s.refreshToken };
   }
 
-  async initiateForgotPassword(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async initiateForgotPassword(raw: unknown): Promise<Record<string, unknown>> {
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const email = check.string(body, 'email', { max: 255 });
     const username = check.string(body, 'username', { max: 255 });
     if (email === undefined && username === undefined) check.fail('email', 'email or username is required');
     check.done('invalid request');
-    await this.d.limiter.checkAddress('forgot-password', ip);
     const byEmail = email !== undefined ? await this.d.store.userBy('email', email) : undefined;
     const byName = username !== undefined ? await this.d.store.userBy('username', username) : undefined;
     const user = email !== undefined && username !== undefined ? (byEmail && byName && byEmail.id === byName.id ? byEmail : undefined) : (byEmail ?? byName);
@@ -193,7 +202,7 @@ export class IdentityService {
     return { status: 'success', message: SAME_ANSWER_RESET, data: { user: { email: email ?? null, username: username ?? null } } };
   }
 
-  async confirmForgotPassword(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async confirmForgotPassword(raw: unknown): Promise<Record<string, unknown>> {
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const email = check.string(body, 'email', { max: 255 });
@@ -202,7 +211,6 @@ export class IdentityService {
     const password = check.string(body, 'password', { required: true });
     this.checkPassword(check, 'password', password);
     check.done('invalid password reset');
-    await this.d.limiter.checkAddress('forgot-password', ip);
     const invalid = new BadRequestError('invalid or expired reset token', { errorCode: 'INVALID_RESET_TOKEN' });
     let user: UserRow | undefined;
     // The token is spent only by a request that names its account rightly (a typo leaves it usable);
@@ -317,12 +325,12 @@ export class IdentityService {
     return { active };
   }
 
-  async otpRegisterInitiate(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async otpRegisterInitiate(raw: unknown): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const email = check.email(body, 'email', true);
-    await this.d.limiter.check('otp', ip, email ? this.accountKey('email', email) : null);
+    if (email) await this.d.limiter.checkAccount('otp', this.accountKey('email', email));
     const username = check.username(body, 'username', true);
     const fullName = check.string(body, 'fullName', { max: 255 });
     const sources = this.sources(check, body, this.iam.registrationValidateWhat);
@@ -385,11 +393,10 @@ export class IdentityService {
   }
 
   /**
-   * The account and code a confirmation names, its tries counted: against the caller's address, then
-   * against the account whichever of its identifiers named it (limitAccount), as the initiate counted.
+   * The account and code a confirmation names, its tries counted against the account whichever of its
+   * identifiers named it (limitAccount), as the initiate counted (the route counted the address: admit).
    */
-  private async confirmTarget(raw: unknown, ip: string): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
-    await this.d.limiter.checkAddress('otp', ip);
+  private async confirmTarget(raw: unknown): Promise<{ user: UserRow | undefined; channel: Source | null; otp: string }> {
     const body = bodyOf(raw);
     const check = new FieldCheck();
     const identifier = check.string(body, 'identifier', { required: true, max: 255 });
@@ -402,16 +409,16 @@ export class IdentityService {
     return { user, channel: type === 'username' ? null : type, otp: otp as string };
   }
 
-  async otpRegisterConfirm(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async otpRegisterConfirm(raw: unknown): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
-    const { user, channel, otp } = await this.confirmTarget(raw, ip);
+    const { user, channel, otp } = await this.confirmTarget(raw);
     const code = user ? await this.d.codes.consume(user.id, 'register', channel, otp) : null;
     if (!user || !code) throw new UnauthorizedError(BAD_CODE);
     const { active } = await this.verified(user, code.channel);
     return { active, message: `Your ${code.channel === 'email' ? 'e-mail address' : 'mobile number'} has been verified.` };
   }
 
-  async otpLoginInitiate(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async otpLoginInitiate(raw: unknown): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
     const body = bodyOf(raw);
     const check = new FieldCheck();
@@ -419,7 +426,6 @@ export class IdentityService {
     const type = this.identifierType(check, body, identifier);
     const sources = this.sources(check, body, this.iam.loginValidateWhat);
     check.done('invalid sign-in request');
-    await this.d.limiter.checkAddress('otp', ip);
     const user = await this.d.store.userBy(type, identifier as string);
     await this.limitAccount('otp', user, type, identifier as string);
     if (user && user.active) {
@@ -432,9 +438,9 @@ export class IdentityService {
     return { message: SAME_ANSWER_LOGIN };
   }
 
-  async otpLoginConfirm(raw: unknown, ip: string): Promise<Record<string, unknown>> {
+  async otpLoginConfirm(raw: unknown): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
-    const { user, channel, otp } = await this.confirmTarget(raw, ip);
+    const { user, channel, otp } = await this.confirmTarget(raw);
     const code = user ? await this.d.codes.consume(user.id, 'login', channel, otp) : null;
     if (!user || !code || !user.active) throw new UnauthorizedError(BAD_CODE);
     await this.verified(user, code.channel);

@@ -65,6 +65,13 @@ describe('config', () => {
     expect(() => loadConfig({ ...base, ANSWER_MAX_BYTES: 'lots' }, root)).to.throw(ConfigError, /ANSWER_MAX_BYTES/);
   });
 
+  it('IAM_BODY_MAX_BYTES: 64 KiB by default; it must hold an OTP registration with the largest customPayload', () => {
+    expect(loadConfig({ ...base }, root).iam.bodyMaxBytes).to.equal(65_536);
+    expect(loadConfig({ ...base, IAM_BODY_MAX_BYTES: '20000', IAM_CUSTOM_PAYLOAD_MAX_BYTES: '16384' }, root).iam.bodyMaxBytes).to.equal(20_000);
+    expect(() => loadConfig({ ...base, IAM_BODY_MAX_BYTES: '16384' }, root)).to.throw(ConfigError, /IAM_BODY_MAX_BYTES.*IAM_CUSTOM_PAYLOAD_MAX_BYTES/);
+    expect(() => loadConfig({ ...base, IAM_BODY_MAX_BYTES: 'lots' }, root)).to.throw(ConfigError, /IAM_BODY_MAX_BYTES/);
+  });
+
   it('generates a development JWT secret once into the data folder', () => {
     const a = loadConfig({ ...base }, root);
     const b = loadConfig({ ...base }, root);
