@@ -41,8 +41,8 @@ describe('config', () => {
     expect(() => loadConfig({ ...base, SQLITE_READERS: 'two' }, root)).to.throw(ConfigError, /SQLITE_READERS/);
   });
 
-  it('NODE_HEAP_GROWTH_PERCENT: 50 by default, 0 (V8 decides) to 400 (400 starts, 401 is refused naming the setting)', () => {
-    expect(loadConfig(base, root).heapGrowthPercent).to.equal(50);
+  it('NODE_HEAP_GROWTH_PERCENT: 100 by default, 0 (V8 decides) to 400 (400 starts, 401 is refused naming the setting)', () => {
+    expect(loadConfig(base, root).heapGrowthPercent).to.equal(100);
     expect(loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: '0' }, root).heapGrowthPercent).to.equal(0);
     expect(loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: '400' }, root).heapGrowthPercent).to.equal(400);
     expect(() => loadConfig({ ...base, NODE_HEAP_GROWTH_PERCENT: '401' }, root)).to.throw(ConfigError, /NODE_HEAP_GROWTH_PERCENT: "401" is more than 400/);
