@@ -22,7 +22,7 @@ describe('config', () => {
     expect(c.iam.forgotPasswordExpirySeconds).to.equal(600);
     expect(c.autoMigrate).to.equal(true);
     expect(Object.isFrozen(c.iam)).to.equal(true);
-    expect(c.query).to.deep.equal({ maxRelationHops: 3, maxRelationScopes: 40, timeoutMs: 10_000 });
+    expect(c.query).to.deep.equal({ maxRelationHops: 3, maxRelationScopes: 16, timeoutMs: 10_000 });
   });
 
   it('reads the query bounds and QUERY_TIMEOUT as a duration; refuses a malformed one naming it', () => {
