@@ -3,7 +3,7 @@
  * stops a statement on both databases.
  * - relation hops per path (QUERY_MAX_RELATION_HOPS, default 3) in filters, sort, populate filters
  *   and groupBy; no walk straight back along the relation just walked; relation scopes per query
- *   (QUERY_MAX_RELATION_SCOPES, default 40): each refusal a 400 naming the limit and its setting;
+ *   (QUERY_MAX_RELATION_SCOPES, default 16): each refusal a 400 naming the limit and its setting;
  * - QUERY_TIMEOUT: a statement running longer is stopped by the database (PostgreSQL
  *   statement_timeout, SQLite sqlite3_interrupt), the request answers 504 QueryTimeoutError, and the
  *   connection is free at once for the next request.
