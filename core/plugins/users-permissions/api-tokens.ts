@@ -21,7 +21,7 @@ import type { ContentType } from '../../registry/types';
 import { CACHE_TTL_MS } from './authenticate';
 import { type Body, bodyOf, FieldCheck } from './input';
 import type { IdentityStore } from './store';
-import { nowIso, randomSecret, timeOf } from './util';
+import { insertedId, nowIso, randomSecret, timeOf } from './util';
 
 export const API_TOKEN_PREFIX = 'ris_';
 export const API_TOKEN_KINDS = ['read-only', 'full-access', 'custom'] as const;
@@ -253,8 +253,7 @@ export class ApiTokens {
     };
     let id: number;
     try {
-      const [inserted] = (await this.store.db(this.table).insert(withFolds(this.model, row)).returning('id')) as ({ id: number } | number)[];
-      id = typeof inserted === 'object' ? Number(inserted.id) : Number(inserted);
+      id = insertedId(await this.store.db(this.table).insert(withFolds(this.model, row)).returning('id'));
     } catch (e) {
       throw this.store.asConflict(e);
     }

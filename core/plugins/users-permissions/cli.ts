@@ -14,7 +14,7 @@ import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
 import { AUTHENTICATED, seed } from './seed';
 import { formatImport, importUsers } from './user-import';
-import { nowIso } from './util';
+import { insertedId, nowIso } from './util';
 
 const list = (s: string | undefined): string[] => (s ?? '').split(/[,;|]/).map((x) => x.trim()).filter(Boolean);
 
@@ -26,12 +26,6 @@ function checkPassword(p: string): void {
   const problems = passwordProblems(p);
   if (problems.length) fail(`password ${problems.join(', ')}`);
 }
-
-/** The id an INSERT … RETURNING answers (an object on PostgreSQL and SQLite, a number on MariaDB). */
-const insertedId = (rows: unknown): number => {
-  const [row] = rows as ({ id: number } | number)[];
-  return typeof row === 'object' ? Number(row.id) : Number(row);
-};
 
 /**
  * A row the CLI writes itself outside the record API (a role, an access rule) is announced as the record

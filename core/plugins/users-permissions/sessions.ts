@@ -8,7 +8,7 @@ import { UnauthorizedError } from '../../errors/errors';
 import type { IamConfig } from '../../../config/schema';
 import type { IdentityStore } from './store';
 import type { EventActor } from '../../plugin-api';
-import { later, nowIso, randomSecret, sha256, timeOf } from './util';
+import { insertedId, later, nowIso, randomSecret, sha256, timeOf } from './util';
 
 export interface IssuedSession {
   readonly sessionId: number;
@@ -29,11 +29,6 @@ interface SessionRow {
   revoked_at: unknown;
   expires_at: unknown;
 }
-
-const idOf = (inserted: unknown): number => {
-  const first = (inserted as ({ id: number } | number)[])[0];
-  return typeof first === 'object' ? Number(first.id) : Number(first);
-};
 
 export class Sessions {
   /** Called with the ended session ids (the authenticator drops them from its cache). */
@@ -56,7 +51,7 @@ export class Sessions {
   async create(userId: number, provider: string): Promise<IssuedSession> {
     return this.db.transaction(async (trx) => {
       const now = nowIso();
-      const sessionId = idOf(await trx(this.store.sessions).insert({ created_at: now, updated_at: now, user_id: userId, provider, expires_at: later(this.iam.refreshTokenTtlSeconds) }).returning('id'));
+      const sessionId = insertedId(await trx(this.store.sessions).insert({ created_at: now, updated_at: now, user_id: userId, provider, expires_at: later(this.iam.refreshTokenTtlSeconds) }).returning('id'));
       return { sessionId, userId, refreshToken: await this.newRefresh(trx, sessionId) };
     });
   }

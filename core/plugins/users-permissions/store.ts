@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
 import { type EventActor, type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType, JoinTable } from '../../registry/types';
-import { bool, type IdentifierType, normalize, normalizeMobile, nowIso } from './util';
+import { bool, type IdentifierType, insertedId, normalize, normalizeMobile, nowIso } from './util';
 
 export type Db = Knex | Knex.Transaction;
 
@@ -181,8 +181,7 @@ export class IdentityStore {
       custom_payload: u.customPayload ? JSON.stringify(u.customPayload) : null,
     };
     const run = async (trx: Knex.Transaction): Promise<number> => {
-      const [inserted] = (await trx(this.users).insert(withFolds(this.userModel, row)).returning('id')) as ({ id: number } | number)[];
-      const id = typeof inserted === 'object' ? Number(inserted.id) : Number(inserted);
+      const id = insertedId(await trx(this.users).insert(withFolds(this.userModel, row)).returning('id'));
       await this.setRoles(id, u.roles, trx);
       // issue 15: the identity event commits with the account
       const events = this.deps.events;
