@@ -140,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     publicUrl,
     database: databaseTarget(read(env, SETTINGS.databaseUrl), read(env, SETTINGS.databaseSchema), rootDir, dataDir),
     sqliteReaders: read(env, SETTINGS.sqliteReaders),
+    poolMax: read(env, SETTINGS.poolMax),
     heapGrowthPercent: read(env, SETTINGS.heapGrowthPercent),
     contentTypesDir: resolve(rootDir, read(env, SETTINGS.contentTypesDir)),
     migrationsDir: resolve(rootDir, read(env, SETTINGS.migrationsDir)),

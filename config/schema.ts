@@ -24,6 +24,8 @@ export interface Config {
   readonly database: DatabaseTarget;
   /** SQLite on a file: read-only connections for record reads beside the one writer (0: the writer reads too). */
   readonly sqliteReaders: number;
+  /** DATABASE_POOL_MAX: connections of a PostgreSQL or MariaDB pool. */
+  readonly poolMax: number;
   /** Percent the V8 heap may grow past its live data before a full collection (0: V8's default). */
   readonly heapGrowthPercent: number;
   readonly contentTypesDir: string;
@@ -195,6 +197,7 @@ export const SETTINGS = {
   databaseUrl: setting('DATABASE_URL', '', str, 'postgres://… → PostgreSQL; mysql://… (or mariadb://…) → MariaDB/MySQL; sqlite:<path> or unset → SQLite .data/app.db'),
   databaseSchema: setting('DATABASE_SCHEMA', '', str, 'PostgreSQL schema to use (default: the connection default)'),
   heapGrowthPercent: setting('NODE_HEAP_GROWTH_PERCENT', '100', parseHeapGrowth, 'how far (percent) the JavaScript heap may grow past its live data before a full garbage collection; 0 leaves it to V8, which lets it reach 2-4 times under load (more memory, a little less GC work); lower saves memory for more GC work; at most 400'),
+  poolMax: setting('DATABASE_POOL_MAX', '10', parseAtLeastOne, 'PostgreSQL and MariaDB: connections of the pool; a request that finds every one in use for 1.5 s answers 503 "busy" naming this setting'),
   sqliteReaders: setting('SQLITE_READERS', '4', parseSqliteReaders, 'SQLite on a file: read-only connections that serve Find, FindOne and grouped lists beside the one writer (0: the writer reads too; at most 16)'),
   contentTypesDir: setting('CONTENT_TYPES_DIR', 'content-types', str, 'folder of YAML models'),
   migrationsDir: setting('MIGRATIONS_DIR', 'database/migrations', str, 'folder of generated migrations'),

@@ -55,7 +55,7 @@ export function createLogger(config: Config, buffered = false): Logger {
  */
 export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
-  const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders });
+  const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders, poolMax: config.poolMax });
   const events = createEventPipeline(config, db, dialect, log, readDb);
   // Plugins' own hard deletes announce what their foreign keys change, as the record service's deletes do.
   const foreignKeyEvents = foreignKeyEventsOf(registry, dialect, events);

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseTarget } from '../config/schema';
 import type { Dialect } from './dialects/dialect';
 import { type PoolEvents, type ProbeResult, destroySocket, watchLiveness, withinResponsiveTime } from './liveness';
+import { reportBusyPool } from './pool-busy';
 import { mysqlDialect } from './dialects/mysql';
 import { connectMysql } from './dialects/mysql-connect';
 import { postgresDialect } from './dialects/postgres';
@@ -111,7 +112,11 @@ function knexLog(log: DbLogger | undefined): Knex.Config['log'] {
   };
 }
 
+/** The default of DATABASE_POOL_MAX (config/schema.ts): connections of a PostgreSQL or MariaDB pool. */
+export const DEFAULT_POOL_MAX = 10;
+
 export interface ConnectOptions {
+  /** DATABASE_POOL_MAX: connections of a PostgreSQL or MariaDB pool (SQLite: one writer and SQLITE_READERS). */
   readonly poolMax?: number;
   readonly log?: DbLogger;
   /** QUERY_TIMEOUT in ms: the longest one statement may run before the database stops it (0: no limit). */
@@ -122,6 +127,7 @@ export interface ConnectOptions {
 
 export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Database {
   const timeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const poolMax = opts.poolMax ?? DEFAULT_POOL_MAX;
   if (target.client === 'pg') {
     const db = knex({
       client: 'pg',
@@ -137,17 +143,19 @@ export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Data
         keepAlive: true,
       } as Knex.PgConnectionConfig,
       searchPath: target.schema ? [target.schema] : undefined,
-      pool: { min: 0, max: opts.poolMax ?? 10, acquireTimeoutMillis: PG_ACQUIRE_TIMEOUT_MS },
+      pool: { min: 0, max: poolMax, acquireTimeoutMillis: PG_ACQUIRE_TIMEOUT_MS },
       acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
     });
     const pool: unknown = db.client.pool;
     if (pool && typeof (pool as { on?: unknown }).on === 'function') {
-      watchLiveness(pool as PoolEvents, () => probePostgres(target.connectionString), { suspectMs: PG_HANG_SUSPECT_MS, probeGapMs: PG_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
+      const probe = (): Promise<ProbeResult> => probePostgres(target.connectionString);
+      const liveness = watchLiveness(pool as PoolEvents, probe, { suspectMs: PG_HANG_SUSPECT_MS, probeGapMs: PG_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
+      reportBusyPool(db, poolMax, liveness.suspects, probe);
     }
     return { db, dialect: postgresDialect };
   }
   if (target.client === 'mysql') {
-    return { db: connectMysql(target.connectionString, { poolMax: opts.poolMax, log: opts.log, queryTimeoutMs: timeoutMs, knexLog: knexLog(opts.log) }), dialect: mysqlDialect };
+    return { db: connectMysql(target.connectionString, { poolMax, log: opts.log, queryTimeoutMs: timeoutMs, knexLog: knexLog(opts.log) }), dialect: mysqlDialect };
   }
   if (target.filename !== ':memory:') mkdirSync(dirname(target.filename), { recursive: true });
   // A reader sets no journal mode (the writer puts the file in WAL) and refuses to write.

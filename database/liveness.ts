@@ -80,13 +80,25 @@ export async function withinResponsiveTime<T>(work: Promise<T>, ms: number, capM
   }
 }
 
-/** Starts watching `pool`; answers a function that stops it. */
-export function watchLiveness(pool: PoolEvents, probe: () => Promise<ProbeResult>, opts: LivenessOptions, log?: LivenessLog): () => void {
+/** A running watchdog. */
+export interface Liveness {
+  /**
+   * Whether the server is under suspicion: a probe is under way, or the last one found it silent (until
+   * a later one hears it). A pool slot not had in time while this is false means a busy pool on a live
+   * server, not a lost one (database/pool-busy.ts).
+   */
+  suspects(): boolean;
+  stop(): void;
+}
+
+/** Starts watching `pool`. */
+export function watchLiveness(pool: PoolEvents, probe: () => Promise<ProbeResult>, opts: LivenessOptions, log?: LivenessLog): Liveness {
   const all = new Set<PooledConnection>();
   const heldSince = new Map<PooledConnection, number>();
   let timer: NodeJS.Timeout | null = null;
   let probing = false;
   let lastProbeAt = 0;
+  let silent = false;
   let stopped = false;
 
   const tick = (): void => {
@@ -102,6 +114,7 @@ export function watchLiveness(pool: PoolEvents, probe: () => Promise<ProbeResult
     lastProbeAt = now;
     probe()
       .then((result) => {
+        silent = result === 'silent';
         if (result === 'answered' || stopped) return;
         let cut = 0;
         for (const c of all) if (destroySocket(c)) cut += 1;
@@ -113,7 +126,11 @@ export function watchLiveness(pool: PoolEvents, probe: () => Promise<ProbeResult
       });
   };
 
-  pool.on('createSuccess', (_id, c) => all.add(c));
+  pool.on('createSuccess', (_id, c) => {
+    all.add(c);
+    // a connection made is a server that answers
+    silent = false;
+  });
   pool.on('destroySuccess', (_id, c) => {
     all.delete(c);
     heldSince.delete(c);
@@ -126,9 +143,12 @@ export function watchLiveness(pool: PoolEvents, probe: () => Promise<ProbeResult
     }
   });
   pool.on('release', (c) => heldSince.delete(c));
-  return () => {
-    stopped = true;
-    if (timer) clearInterval(timer);
-    timer = null;
+  return {
+    suspects: () => probing || silent,
+    stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
   };
 }

@@ -23,6 +23,23 @@ export class WriteConflictError extends AppError {
     super('the write collided with concurrent writes to the same records and was rolled back; nothing was written: send it again', { reason, retryable: true, retryAfterSeconds: 1 });
   }
 }
+/**
+ * 503 with `Retry-After: 1`: every pooled database connection stayed in use (by other requests' work on
+ * a live database) for the acquire bound. Nothing of the request ran; the database is fine. Not a
+ * ServiceUnavailableError: the caller gate does not take it for an outage.
+ */
+export class ServiceBusyError extends AppError {
+  readonly status = 503;
+  constructor(poolMax: number) {
+    super(`the service is busy: all ${poolMax} database connections are in use (setting DATABASE_POOL_MAX); nothing was done: try again shortly`, {
+      reason: 'busy',
+      limit: 'databaseConnections',
+      setting: 'DATABASE_POOL_MAX',
+      retryable: true,
+      retryAfterSeconds: 1,
+    });
+  }
+}
 /** A statement the database stopped at the per-query time limit (QUERY_TIMEOUT): the query, not the database, is the problem. */
 export class QueryTimeoutError extends AppError {
   readonly status = 504;

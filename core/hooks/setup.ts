@@ -6,7 +6,7 @@ import { HookRunner } from './runner';
 export function lifecycleHooks(plugins: readonly Plugin[], deps: PluginDeps): HookRunner {
   const runner = new HookRunner(deps.log, (e) => {
     const kind = deps.dialect.classifyError(e)?.kind;
-    return kind === 'writeConflict' || kind === 'unavailable' || kind === 'timeout';
+    return kind === 'writeConflict' || kind === 'unavailable' || kind === 'busy' || kind === 'timeout';
   });
   for (const p of plugins) {
     const h = p.hooks?.(deps);

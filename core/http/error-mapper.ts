@@ -11,6 +11,7 @@ import {
   QueryTimeoutError,
   RangeNotSatisfiableError,
   RateLimitedError,
+  ServiceBusyError,
   ServiceUnavailableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
@@ -58,6 +59,7 @@ function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (err instanceof AppError) return null;
   const fault = dialect.classifyError(err);
   if (fault?.kind === 'unavailable') return new ServiceUnavailableError('the database is unavailable; try again shortly');
+  if (fault?.kind === 'busy') return new ServiceBusyError(fault.poolMax);
   // A value the database refused (data error): the client's input, so a 422 in our words, never a 500.
   if (fault?.kind === 'invalidValue') return invalidValue('the database cannot store a value of this request', err);
   if (fault?.kind === 'timeout') return new QueryTimeoutError();
@@ -77,7 +79,7 @@ export function errorMapper(dialect: Dialect): Middleware<RequestState> {
       // The driver's own words stay in the log (db-errors.ts keeps them out of the answer).
       else if (mapped instanceof AppError && mapped.cause !== undefined) ctx.state.log?.warn({ err: mapped.cause }, 'the database refused a value');
       if (mapped instanceof RateLimitedError) ctx.set('Retry-After', String(Math.max(1, Math.ceil(mapped.retryAfterSeconds))));
-      if (mapped instanceof ServiceUnavailableError || mapped instanceof WriteConflictError) ctx.set('Retry-After', '1');
+      if (mapped instanceof ServiceUnavailableError || mapped instanceof ServiceBusyError || mapped instanceof WriteConflictError) ctx.set('Retry-After', '1');
       if (mapped instanceof RangeNotSatisfiableError) ctx.set('Content-Range', `bytes */${mapped.size}`);
       ctx.status = status;
       ctx.body = body;

@@ -41,11 +41,15 @@ const HEALTH_PATHS: OpenApiDocument['paths'] = {
     get: {
       operationId: 'ready',
       summary: 'Readiness',
-      description: 'Answers 200 only while the database answers (503 otherwise).',
+      description:
+        'Answers 200 only while the database answers (503 otherwise). When every pooled connection is in use, the database is asked on a connection of its own: a busy pool on a live database is ready, with `pool: busy`.',
       tags: ['operations'],
       security: [],
       responses: {
-        '200': { description: 'The database answers.', content: { 'application/json': { schema: schemaRef('HealthStatus'), example: { status: 'ready' } } } },
+        '200': {
+          description: 'The database answers.',
+          content: { 'application/json': { schema: schemaRef('HealthStatus'), examples: { ready: { value: { status: 'ready' } }, busy: { value: { status: 'ready', pool: 'busy' } } } } },
+        },
         '503': { description: 'The database does not answer.', content: { 'application/json': { schema: schemaRef('HealthStatus'), example: { status: 'unavailable' } } } },
       },
     },

@@ -24,7 +24,7 @@ const ERROR_RESPONSES = {
     status: 503,
     name: 'WriteConflictError',
     description:
-      'Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceUnavailableError`: the database is unavailable, or this caller\'s turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`).',
+      'Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceBusyError`: every pooled database connection stayed in use by other requests (`details.setting: DATABASE_POOL_MAX`); nothing of the request ran. `ServiceUnavailableError`: the database is unavailable, or this caller\'s turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`).',
     message: 'the write collided with concurrent writes to the same records and was rolled back; nothing was written: send it again',
     details: { reason: 'deadlock', retryable: true, retryAfterSeconds: 1 },
   },
@@ -154,7 +154,10 @@ function sharedSchemas(): Record<string, Schema> {
       type: 'object',
       required: ['status'],
       additionalProperties: false,
-      properties: { status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] } },
+      properties: {
+        status: { type: 'string', enum: ['ok', 'ready', 'unavailable'] },
+        pool: { type: 'string', enum: ['busy'], description: 'Every pooled database connection is in use (DATABASE_POOL_MAX); the database answered on a connection of its own.' },
+      },
     },
   };
 }

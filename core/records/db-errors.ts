@@ -1,7 +1,7 @@
 /** A classified driver fault → the AppError the contract chooses, with field names instead of columns. */
 import type { Dialect } from '../../database/dialects/dialect';
 import { AppError } from '../errors/app-error';
-import { ConflictError, QueryTimeoutError, ServiceUnavailableError, ValidationError, WriteConflictError } from '../errors/errors';
+import { ConflictError, QueryTimeoutError, ServiceBusyError, ServiceUnavailableError, ValidationError, WriteConflictError } from '../errors/errors';
 import type { ContentType } from '../registry/types';
 
 function fieldOf(model: ContentType, column: string): string {
@@ -48,6 +48,8 @@ export function translateDbError(err: unknown, dialect: Dialect, model: ContentT
       throw invalidValue(`${model.name}: the database cannot store a value of this record`, err);
     case 'unavailable':
       throw new ServiceUnavailableError('the database is unavailable; try again shortly');
+    case 'busy':
+      throw new ServiceBusyError(fault.poolMax);
     case 'writeConflict':
       // 503 + Retry-After like an outage answer, but its own name: the database is fine, the write may be sent again.
       throw new WriteConflictError(fault.reason);

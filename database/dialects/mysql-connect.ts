@@ -24,6 +24,7 @@
 import knex, { type Knex } from 'knex';
 import type { DbLogger } from '../connect';
 import { type PoolEvents, type ProbeResult, watchLiveness, withinResponsiveTime } from '../liveness';
+import { reportBusyPool } from '../pool-busy';
 import { MARIADB_COLLATION, MYSQL8_COLLATION, MYSQL_CHARSET, MysqlClient, setTableCollation } from './mysql-client';
 import type { MysqlError } from './mysql';
 
@@ -144,7 +145,7 @@ async function probeMysql(url: string): Promise<ProbeResult> {
 }
 
 export interface MysqlConnectOptions {
-  readonly poolMax?: number;
+  readonly poolMax: number;
   readonly log?: DbLogger;
   readonly queryTimeoutMs: number;
   readonly knexLog?: Knex.Config['log'];
@@ -167,7 +168,7 @@ export function connectMysql(url: string, opts: MysqlConnectOptions): Knex {
     } as unknown as Knex.MySql2ConnectionConfig,
     pool: {
       min: 0,
-      max: opts.poolMax ?? 10,
+      max: opts.poolMax,
       acquireTimeoutMillis: MYSQL_ACQUIRE_TIMEOUT_MS,
       afterCreate(conn: RawConnection, done: (err: Error | null, conn: RawConnection) => void) {
         prepareSession(conn, opts.queryTimeoutMs, opts.log).then(
@@ -180,7 +181,9 @@ export function connectMysql(url: string, opts: MysqlConnectOptions): Knex {
   });
   const pool: unknown = db.client.pool;
   if (pool && typeof (pool as { on?: unknown }).on === 'function') {
-    watchLiveness(pool as PoolEvents, () => probeMysql(url), { suspectMs: MYSQL_HANG_SUSPECT_MS, probeGapMs: MYSQL_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
+    const probe = (): Promise<ProbeResult> => probeMysql(url);
+    const liveness = watchLiveness(pool as PoolEvents, probe, { suspectMs: MYSQL_HANG_SUSPECT_MS, probeGapMs: MYSQL_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
+    reportBusyPool(db, opts.poolMax, liveness.suspects, probe);
   }
   return db;
 }

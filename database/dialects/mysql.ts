@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { type Dialect, type DbFault, likePattern, lockRowsWith } from './dialect';
+import { isPoolBusy } from '../pool-busy';
 import { mysqlDates } from './mysql-dates';
 
 /** A mysql2 error, as far as we read it. `keyTable`/`keyColumns` are added by mysql-connect.ts for ER_DUP_ENTRY. */
@@ -165,6 +166,7 @@ export const mysqlDialect: Dialect = {
     if ((typeof e.sqlState === 'string' && e.sqlState.startsWith('22')) || (typeof e.errno === 'number' && INVALID_ERRNOS.has(e.errno))) {
       return { kind: 'invalidValue', detail: `${e.code ?? e.errno}: ${message}` };
     }
+    if (isPoolBusy(err)) return { kind: 'busy', poolMax: err.poolMax };
     if (isUnavailable(err) || e.fatal === true) return { kind: 'unavailable', message: 'the database is unavailable' };
     return null;
   },

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, nullsSpelledOut, withReturning } from './dialect';
+import { isPoolBusy } from '../pool-busy';
 import { postgresDates } from './postgres-dates';
 
 interface PgError {
@@ -99,6 +100,7 @@ export const postgresDialect: Dialect = {
     // Class 22, data exception: numeric overflow, date out of range, NUL in text, untranslatable
     // character, unknown time zone … The values are checked before SQL; this is the safety net.
     if (typeof e.code === 'string' && e.code.startsWith('22')) return { kind: 'invalidValue', detail: `${e.code}: ${message.replace(/^.* - /, '')}` };
+    if (isPoolBusy(err)) return { kind: 'busy', poolMax: err.poolMax };
     if (isUnavailable(err)) return { kind: 'unavailable', message: 'the database is unavailable' };
     return null;
   },
