@@ -2,14 +2,22 @@
  * The turns of realtime's per-event filter checks (match.ts): at most REALTIME_CHECK_CONCURRENCY of
  * them hold a database connection at once, on this node, for all streams together. Realtime thus never
  * takes more than that share of the pool, whatever its streams' filters cost, and Find, FindOne and
- * writes keep the rest. A check waits for its turn in order (first come, first served); only the
- * stream that asked waits (the hub hands events on without waiting, service.ts).
+ * writes keep the rest. Only the stream that asked waits (the hub hands events on without waiting,
+ * service.ts).
+ *
+ * Turns are fair between callers: each caller (user, API token or address) waiting for a turn has a
+ * line of its own, and a freed turn goes to the caller at the head of the rotation, which then moves to
+ * its back. A caller whose streams ask for many checks (several streams, costly filters, a burst of
+ * events) so delays its own events, not everyone's: another caller's check waits for at most one
+ * check of each caller ahead of it. Within a caller's line, checks run in the order they were asked.
  */
 import type { Knex } from 'knex';
 
 export class CheckGate {
   private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private waitingCount = 0;
+  /** Waiting checks per caller; the map's order is the rotation (head: the next to get a turn). */
+  private readonly lines = new Map<string, (() => void)[]>();
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`CheckGate: limit must be a whole number of at least 1, got ${limit}`);
@@ -22,21 +30,41 @@ export class CheckGate {
 
   /** Checks waiting for a turn. */
   get queued(): number {
-    return this.waiting.length;
+    return this.waitingCount;
   }
 
-  /** Runs `work` in a turn: at most `limit` run at once, the others wait in order. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running += 1;
+  /** Runs `work` of `caller` in a turn: at most `limit` run at once, the others wait in their caller's line. */
+  async run<T>(caller: string, work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) {
+      await new Promise<void>((resolve) => {
+        const line = this.lines.get(caller);
+        if (line) line.push(resolve);
+        else this.lines.set(caller, [resolve]);
+        this.waitingCount += 1;
+      });
+    } else {
+      this.running += 1;
+    }
     try {
       return await work();
     } finally {
-      // The turn passes straight to the next in line (running stays counted), or is given back.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
+      this.passTurn();
     }
+  }
+
+  /** The turn passes straight to the head of the rotation (running stays counted), or is given back. */
+  private passTurn(): void {
+    const head = this.lines.entries().next();
+    if (head.done) {
+      this.running -= 1;
+      return;
+    }
+    const [caller, line] = head.value;
+    const next = line.shift() as () => void;
+    this.lines.delete(caller);
+    if (line.length > 0) this.lines.set(caller, line); // to the back of the rotation
+    this.waitingCount -= 1;
+    next();
   }
 }
 

@@ -8,7 +8,8 @@
  * Streams with the same filter (and rule) share one check per event: the answers are memoized by
  * event id and filter key, a bounded map.
  *
- * Every check takes a turn of the CheckGate (REALTIME_CHECK_CONCURRENCY for all streams), and is not
+ * Every check takes a turn of the CheckGate (REALTIME_CHECK_CONCURRENCY for all streams, fair between
+ * callers: a shared check waits in the line of the caller that asked first), and is not
  * run at all when, its turn come, no stream that asked for it is still open (the client left while it
  * waited): an abandoned stream leaves no statement behind but the one already running.
  */
@@ -34,8 +35,9 @@ export class FilterMatcher {
   /**
    * Does the record match? `open` tells whether the asking stream still wants the answer; a check that
    * no open stream wants when its turn comes is skipped (answers false to streams that are gone anyway).
+   * `caller`: whose line the check waits in (CheckGate).
    */
-  matches(eventId: number, key: string, query: CheckedQuery, recordId: number, open: () => boolean): Promise<boolean> {
+  matches(eventId: number, key: string, query: CheckedQuery, recordId: number, open: () => boolean, caller: string): Promise<boolean> {
     const memoKey = `${eventId}\u0000${key}`;
     const hit = this.memo.get(memoKey);
     if (hit) {
@@ -50,7 +52,7 @@ export class FilterMatcher {
       remember = false;
       if (entry !== null && this.memo.get(memoKey) === entry) this.memo.delete(memoKey);
     };
-    const answer = this.gate.run(async () => {
+    const answer = this.gate.run(caller, async () => {
       if (!wanted.some((w) => w())) {
         forget(); // nobody waits for it any more: no statement
         return false;

@@ -17,7 +17,7 @@ describe('realtime check gate: REALTIME_CHECK_CONCURRENCY turns for all streams'
     const began: number[] = [];
     await Promise.all(
       Array.from({ length: n }, (_, i) =>
-        gate.run(async () => {
+        gate.run('one', async () => {
           began.push(i);
           now += 1;
           peak = Math.max(peak, now);
@@ -43,9 +43,44 @@ describe('realtime check gate: REALTIME_CHECK_CONCURRENCY turns for all streams'
 
   it('a failed work gives its turn back', async () => {
     const gate = new CheckGate(1);
-    await gate.run(() => Promise.reject(new Error('boom'))).catch(() => undefined);
-    expect(await gate.run(async () => 'next')).to.equal('next');
+    await gate.run('one', () => Promise.reject(new Error('boom'))).catch(() => undefined);
+    expect(await gate.run('one', async () => 'next')).to.equal('next');
     expect(gate.busy).to.equal(0);
+  });
+
+  it('fair between callers: a freed turn goes to the next caller in rotation, not to the longest line', async () => {
+    const gate = new CheckGate(1);
+    const began: string[] = [];
+    const work = (caller: string, name: string) =>
+      gate.run(caller, async () => {
+        began.push(name);
+        await sleep(2);
+      });
+    // one caller's burst of five checks, then two other callers' one each
+    const all = [...['a1', 'a2', 'a3', 'a4', 'a5'].map((n) => work('a', n)), work('b', 'b1'), work('c', 'c1')];
+    expect(gate.queued).to.equal(6);
+    await Promise.all(all);
+    // first come first served would run b1 and c1 last (6th and 7th)
+    expect(began).to.deep.equal(['a1', 'a2', 'b1', 'c1', 'a3', 'a4', 'a5']);
+    expect(gate.busy).to.equal(0);
+    expect(gate.queued).to.equal(0);
+  });
+
+  it('fair while lines grow: a caller asking all the time gets every other turn when one other waits', async () => {
+    const gate = new CheckGate(1);
+    const began: string[] = [];
+    const pending: Promise<void>[] = [];
+    const work = (caller: string, name: string) =>
+      gate.run(caller, async () => {
+        began.push(name);
+        // the busy caller asks again each time it runs
+        if (caller === 'busy' && began.length < 8) pending.push(work('busy', `busy${began.length}`));
+        await sleep(2);
+      });
+    pending.push(work('busy', 'busy0'), work('busy', 'busyA'), work('quiet', 'q1'), work('quiet', 'q2'));
+    while (pending.length > 0) await pending.shift();
+    // busy1 was asked while busy0 ran, before busyA and the quiet ones: within a line the order holds
+    expect(began.slice(0, 5)).to.deep.equal(['busy0', 'busy1', 'q1', 'busyA', 'q2']);
   });
 
   it('never the whole pool: at most its size less one, at least one', () => {
