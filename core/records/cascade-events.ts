@@ -43,6 +43,18 @@ function announced(model: ContentType): boolean {
  * own dependents are worth reading (the chain), and a set null FindOne shows (`<name>Id`; a private link
  * changes no answer) on an announced model. A fixpoint over the registry: chains and cycles included.
  */
+const plans = new WeakMap<Registry, Map<string, Dependent[]>>();
+
+/** The plan of `registry`, made once: boot's plugin-facing ForeignKeyEvents and every RecordService share it. */
+function plannedDependents(registry: Registry): Map<string, Dependent[]> {
+  let plan = plans.get(registry);
+  if (!plan) {
+    plan = dependentsOf(registry);
+    plans.set(registry, plan);
+  }
+  return plan;
+}
+
 function dependentsOf(registry: Registry): Map<string, Dependent[]> {
   const all: (Dependent & { readonly target: string; readonly shown: boolean })[] = [];
   for (const model of registry.contentTypes) {
@@ -99,7 +111,7 @@ export class CascadeEvents {
     registry: Registry,
     private readonly dialect: Dialect,
   ) {
-    this.dependents = dependentsOf(registry);
+    this.dependents = plannedDependents(registry);
   }
 
   /** Does a hard delete of `model` change announced records through its foreign keys? (decided at boot) */
