@@ -993,7 +993,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 only while the database answers (503 otherwise).
+         * @description Answers 200 only while the database answers (503 otherwise). When every pooled connection is in use, the database is asked on a connection of its own: a busy pool on a live database is ready, with `pool: busy`.
          */
         get: operations["ready"];
         put?: never;
@@ -1419,6 +1419,11 @@ export interface components {
         HealthStatus: {
             /** @enum {string} */
             status: "ok" | "ready" | "unavailable";
+            /**
+             * @description Every pooled database connection is in use (DATABASE_POOL_MAX); the database answered on a connection of its own.
+             * @enum {string}
+             */
+            pool?: "busy";
         };
         /** @description Fee type: A kind of fee an institute charges. Only `id` is always present: `fields` narrows the rest. */
         FeeType: {
@@ -2863,15 +2868,15 @@ export interface components {
             /** @example mobile example */
             mobile?: string | null;
             /** @example true */
-            active?: boolean | null;
+            active?: boolean;
             /** @example false */
-            forcePasswordChange?: boolean | null;
+            forcePasswordChange?: boolean;
             /** @example lastLoginProvider example */
             lastLoginProvider?: string | null;
             /** @example false */
-            emailVerified?: boolean | null;
+            emailVerified?: boolean;
             /** @example false */
-            mobileVerified?: boolean | null;
+            mobileVerified?: boolean;
             /**
              * @example {
              *       "key": "value"
@@ -2904,15 +2909,15 @@ export interface components {
              */
             password?: string | null;
             /** @example true */
-            active?: boolean | null;
+            active?: boolean;
             /** @example false */
-            forcePasswordChange?: boolean | null;
+            forcePasswordChange?: boolean;
             /** @example lastLoginProvider example */
             lastLoginProvider?: string | null;
             /** @example false */
-            emailVerified?: boolean | null;
+            emailVerified?: boolean;
             /** @example false */
-            mobileVerified?: boolean | null;
+            mobileVerified?: boolean;
             /**
              * @example {
              *       "key": "value"
@@ -2941,15 +2946,15 @@ export interface components {
              */
             password?: string | null;
             /** @example true */
-            active?: boolean | null;
+            active?: boolean;
             /** @example false */
-            forcePasswordChange?: boolean | null;
+            forcePasswordChange?: boolean;
             /** @example lastLoginProvider example */
             lastLoginProvider?: string | null;
             /** @example false */
-            emailVerified?: boolean | null;
+            emailVerified?: boolean;
             /** @example false */
-            mobileVerified?: boolean | null;
+            mobileVerified?: boolean;
             /**
              * @example {
              *       "key": "value"
@@ -2978,15 +2983,15 @@ export interface components {
              */
             password?: string | null;
             /** @example true */
-            active?: boolean | null;
+            active?: boolean;
             /** @example false */
-            forcePasswordChange?: boolean | null;
+            forcePasswordChange?: boolean;
             /** @example lastLoginProvider example */
             lastLoginProvider?: string | null;
             /** @example false */
-            emailVerified?: boolean | null;
+            emailVerified?: boolean;
             /** @example false */
-            mobileVerified?: boolean | null;
+            mobileVerified?: boolean;
             /**
              * @example {
              *       "key": "value"
@@ -4022,7 +4027,7 @@ export interface components {
                 };
             };
         };
-        /** @description Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceUnavailableError`: the database is unavailable, or this caller's turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`). */
+        /** @description Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceBusyError`: every pooled database connection stayed in use by other requests (`details.setting: DATABASE_POOL_MAX`); nothing of the request ran. `ServiceUnavailableError`: the database is unavailable, or this caller's turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`). */
         ServiceUnavailable: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -8007,7 +8012,11 @@ export interface operations {
                 /**
                  * @example {
                  *       "username": "jane.doe",
-                 *       "email": "user@example.com"
+                 *       "email": "user@example.com",
+                 *       "active": true,
+                 *       "forcePasswordChange": false,
+                 *       "emailVerified": false,
+                 *       "mobileVerified": false
                  *     }
                  */
                 "application/json": components["schemas"]["UserUpdate"];
@@ -9432,11 +9441,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "status": "ready"
-                     *     }
-                     */
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };

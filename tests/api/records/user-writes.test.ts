@@ -1,7 +1,8 @@
 /**
  * Issue 13 item 12: through /api/user, the identity plugin's private identity columns are server-only
  * (YAML `writable: false`: a body naming one is refused like an unknown field, 422), and writing `roles`
- * needs `user.assignRoles` (YAML `writeAction`), not just `user.create` / `user.update`.
+ * needs `user.assignRoles` (YAML `writeAction`), not just `user.create` / `user.update`. The account's
+ * booleans are never null (YAML `required` with a default): null answers 422 naming the field.
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
@@ -11,6 +12,8 @@ import { startTestApp, type TestApp, type TestUser } from '../../helpers/test-ap
 
 const SERVER_ONLY = { usernameKey: 'someone', emailKey: 'someone@example.test', mobileKey: '+15550001', pendingVerification: 'email' } as const;
 const USER_ADMIN = ['user.find', 'user.findOne', 'user.create', 'user.update', 'role.find'];
+/** The user's booleans and what an account left without them gets. */
+const FLAGS = { active: true, forcePasswordChange: false, emailVerified: false, mobileVerified: false } as const;
 
 for (const dialect of DIALECTS) {
   describe(`user writes: server-only identity columns, roles need user.assignRoles [${dialect}]`, () => {
@@ -56,6 +59,42 @@ for (const dialect of DIALECTS) {
         expect(form.status).to.equal(422);
         // the account still signs in by its own name: no key was overwritten
         expect((await app.signIn(target.username, target.password)).id).to.equal(target.id);
+      });
+    }
+
+    for (const [field, byDefault] of Object.entries(FLAGS)) {
+      it(`${field} is a boolean, never null: null answers 422 details.fields.${field} (create, bulk, PATCH, PUT, multipart); nothing is written`, async () => {
+        const mark = await app.deps.events.latestId();
+        const created = await app.http.post('/api/user', newUser({ [field]: null }));
+        expect(created.status, created.text).to.equal(422);
+        expect(created.body.error.name).to.equal('ValidationError');
+        expect(created.body.error.details.fields).to.deep.equal({ [field]: ['must be boolean'] });
+        const bulk = await app.http.post('/api/user/bulk', [newUser(), newUser({ [field]: null })]);
+        expect(bulk.status, bulk.text).to.equal(422);
+        expect(bulk.body.error.details.errors).to.deep.equal([{ index: 1, fields: { [field]: ['must be boolean'] } }]);
+        expect(await app.deps.events.readAfter(mark, 100), 'no account was written').to.deep.equal([]);
+
+        const made = await app.http.post('/api/user', newUser());
+        expect(made.status, made.text).to.equal(200);
+        expect(made.body.data[field], 'left out: its default').to.equal(byDefault);
+        const id = made.body.data.id as number;
+        const { username, email } = made.body.data as { username: string; email: string };
+        const patched = await app.http.patch(`/api/user/${id}`, { [field]: null });
+        expect(patched.status, patched.text).to.equal(422);
+        expect(patched.body.error.details.fields).to.deep.equal({ [field]: ['must be boolean'] });
+        const put = await app.http.put(`/api/user/${id}`, { username, email, [field]: null });
+        expect(put.status, put.text).to.equal(422);
+        expect(put.body.error.details.fields).to.deep.equal({ [field]: ['must be boolean'] });
+        const form = await sendForm(`${app.url}/api/user/${id}`, 'PATCH', { data: { [field]: null } }, [], app.fetch, app.admin?.accessToken ?? null);
+        expect(form.status).to.equal(422);
+        expect(form.body.error.details.fields).to.deep.equal({ [field]: ['must be boolean'] });
+        expect((await app.http.get(`/api/user/${id}`)).body[field], 'unchanged').to.equal(byDefault);
+
+        // a boolean is written as given, and a PUT that leaves it out writes its default
+        expect((await app.http.patch(`/api/user/${id}`, { [field]: !byDefault })).body.data[field]).to.equal(!byDefault);
+        const reset = await app.http.put(`/api/user/${id}`, { username, email });
+        expect(reset.status, reset.text).to.equal(200);
+        expect(reset.body.data[field]).to.equal(byDefault);
       });
     }
 
