@@ -183,9 +183,11 @@ export class IdentityStore {
     const run = async (trx: Knex.Transaction): Promise<number> => {
       const id = insertedId(await trx(this.users).insert(withFolds(this.userModel, row)).returning('id'));
       await this.setRoles(id, u.roles, trx);
-      // issue 15: the identity event commits with the account
+      // issue 15: the account is a record (GET /api/user/{id}), so it is announced as POST /api/user announces
+      // one, in its transaction: its record.create, and the user.create the runtime's append step derives
+      // from it (runtime.ts), both with the FindOne answer. Sign-up, OTP registration, user:create, user:import.
       const events = this.deps.events;
-      if (events) await events.append(trx, [{ type: 'user.create', model: 'user', recordId: id, actor: null, record: await events.recordOf(trx, 'user', id) }]);
+      if (events) await events.append(trx, [{ type: 'record.create', model: 'user', recordId: id, actor: null, record: await events.recordOf(trx, 'user', id) }]);
       return id;
     };
     try {

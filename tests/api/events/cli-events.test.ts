@@ -1,7 +1,7 @@
 /**
- * Issue 15, events the admin CLI appends (user:create, user:import, user:set-password, role:create,
- * role:grant --where, role:revoke): each carries the record as FindOne answers it (what GET /api/{model}/{id}
- * answers an admin, private fields never) and gets the deliveries a server's write would get. The CLI
+ * Issue 15, events the admin CLI appends (user:create and user:import: a record.create and a user.create per
+ * account, as POST /api/user; user:set-password, role:create, role:grant --where, role:revoke): each carries
+ * the record as FindOne answers it (what GET /api/{model}/{id} answers an admin, private fields never) and gets the deliveries a server's write would get. The CLI
  * sends nothing itself: it inserts them pending, and a running server node claims and sends them (told by
  * the CLI's signal: PostgreSQL NOTIFY, Redis; else by its own periodic look).
  */
@@ -99,12 +99,43 @@ for (const dialect of DIALECTS) {
       await ok('user:create', '--username', 'clievents1', '--email', 'clievents1@example.test', '--password', 'cli-events-1', '--full-name', 'Cli Events', '--roles', 'admin,authenticated');
       const id = await userId('clievents1');
       const events = await eventsAfter(mark, 'user');
-      expect(events.map((e) => [e.type, e.recordId, e.actor])).to.deep.equal([['user.create', id, null]]);
-      await expectFindOne(events[0]);
+      // as POST /api/user announces an account: its record.create, then the identity event
+      expect(events.map((e) => [e.type, e.recordId, e.actor])).to.deep.equal([['record.create', id, null], ['user.create', id, null]]);
+      for (const e of events) await expectFindOne(e);
       expect(events[0].record).to.include({ id, username: 'clievents1', fullName: 'Cli Events', emailVerified: true });
       expect(events[0].record).to.not.have.any.keys('password', 'usernameKey', 'emailKey');
-      await expectDelivered(hook, events);
+      await expectDelivered(hook, events.filter((e) => e.type === 'user.create'));
       await disable(hook);
+    });
+
+    it('user:create and user:import: a webhook on record.* of model user gets the accounts as it gets those of POST /api/user', async () => {
+      const hook = await addHook(['record.*'], 'user');
+      const mark = await app.deps.events.latestId();
+      await ok('user:create', '--username', 'clirecord1', '--email', 'clirecord1@example.test', '--password', 'cli-record-1');
+      const file = join(database.dir, 'cli-events-record.json');
+      writeFileSync(file, JSON.stringify([{ username: 'clirecord2', email: 'clirecord2@example.test', password: 'cli-record-2' }]));
+      await ok('user:import', file, '--no-progress');
+      const created = (await eventsAfter(mark, 'user')).filter((e) => e.type === 'record.create');
+      expect(created.map((e) => [e.recordId, e.actor])).to.deep.equal([[await userId('clirecord1'), null], [await userId('clirecord2'), null]]);
+      for (const e of created) await expectFindOne(e);
+      await expectDelivered(hook, created);
+      await disable(hook);
+    });
+
+    it('a user command that fails announces nothing (duplicate, unknown role rolled back, failed import, unknown user)', async () => {
+      await ok('user:create', '--username', 'clifail1', '--email', 'clifail1@example.test', '--password', 'cli-fail-1');
+      const mark = await app.deps.events.latestId();
+      const failed = async (...args: string[]) => expect((await cli(...args)).code, args.join(' ')).to.not.equal(0);
+      await failed('user:create', '--username', 'CLIFAIL1', '--email', 'clifail2@example.test', '--password', 'cli-fail-2');
+      // the account row is inserted, then its roles fail: the transaction (and its events) roll back
+      await failed('user:create', '--username', 'clifail3', '--email', 'clifail3@example.test', '--password', 'cli-fail-3', '--roles', 'no-such-role');
+      const file = join(database.dir, 'cli-events-fail.json');
+      writeFileSync(file, JSON.stringify([{ username: 'clifail4', email: 'clifail4@example.test', password: 'cli-fail-4' }, { username: 'clifail5', email: 'clifail5@example.test', password: 'short' }]));
+      await failed('user:import', file, '--no-progress');
+      await failed('user:set-password', '--user', 'nobody-here', '--password', 'cli-fail-6');
+      await failed('role:create', '--name', 'admin');
+      expect(await app.deps.events.readAfter(mark, 10_000)).to.deep.equal([]);
+      expect((await app.http.get('/api/user?filters[username][$in][0]=clifail3&filters[username][$in][1]=clifail4')).body.records).to.deep.equal([]);
     });
 
     it('user:import and user:set-password: every event carries the FindOne answer and is delivered (a webhook on *)', async () => {
@@ -118,7 +149,8 @@ for (const dialect of DIALECTS) {
       let mark = await app.deps.events.latestId();
       await ok('user:import', file, '--no-progress');
       const imported = await eventsAfter(mark, 'user');
-      expect(imported.map((e) => [e.type, e.recordId])).to.deep.equal([['user.create', await userId('cliimport1')], ['user.create', await userId('cliimport2')]]);
+      const [one, two] = [await userId('cliimport1'), await userId('cliimport2')];
+      expect(imported.map((e) => [e.type, e.recordId])).to.deep.equal([['record.create', one], ['user.create', one], ['record.create', two], ['user.create', two]]);
       for (const e of imported) await expectFindOne(e);
       await expectDelivered(hook, imported);
 

@@ -167,13 +167,17 @@ for (const dialect of DIALECTS) {
         ['record.delete', id],
         ['user.delete', id],
       ]);
-      // an account the identity service creates itself (sign-up, CLI, seeding)
+      // an account the identity service creates itself (sign-up, CLI): announced as the record API's create
       const u = await app.createUser();
-      const signUp = (await fresh()).filter((e) => e.type === 'user.create');
-      expect(signUp.map((e) => e.recordId)).to.deep.equal([u.id]);
+      const signUp = (await fresh()).filter((e) => e.type === 'user.create' || e.type === 'record.create');
+      expect(signUp.map((e) => [e.type, e.model, e.recordId, e.actor])).to.deep.equal([
+        ['record.create', 'user', u.id, null],
+        ['user.create', 'user', u.id, null],
+      ]);
       // as FindOne answered it then (signing in has since set lastLoginProvider)
       const { lastLoginProvider: _l, updatedAt: _u, ...now } = await findOne('user', u.id);
       expect(signUp[0].record).to.deep.include(now);
+      expect(signUp[1].record).to.deep.equal(signUp[0].record);
       expect((await app.anon.post('/api/iam/logout', { refreshToken: u.refreshToken })).status).to.equal(200);
       const revoked = await fresh();
       expect(revoked.map((e) => e.type)).to.deep.equal(['session.revoke']);
