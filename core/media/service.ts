@@ -274,6 +274,10 @@ export class MediaService {
    * Removes media rows whose model, field or record is gone (a soft-deleted record still counts as
    * present), rows whose file is missing, and stored files no row names that are older than `graceMs`
    * (younger ones may belong to an upload in flight).
+   *
+   * No event (issue 15): it changes no record. MEDIA_TABLE is a core system table, no model of the
+   * registry (no FindOne answers its rows, no event model covers them), and the record a row points at
+   * is gone, or keeps the same FindOne answer (without `populateMedia` it shows no `_media`).
    */
   async prune(db: Knex, opts: { graceMs: number; dryRun: boolean }): Promise<PruneReport> {
     const rows = (await db(MEDIA_TABLE).select('id', 'model', 'field', 'record_id', 'storage_key')) as Pick<MediaRow, 'id' | 'model' | 'field' | 'record_id' | 'storage_key'>[];

@@ -5,9 +5,9 @@
  * so a later OTP sign-in never treats their password as a stranger's (service.ts, `verified`).
  */
 import type { Command } from 'commander';
-import type { Knex } from 'knex';
 import { AppError } from '../../errors/app-error';
-import { type NewEvent, withFolds } from '../../plugin-api';
+import { withFolds } from '../../plugin-api';
+import { announce } from './announce';
 import { checkRuleInput } from './access-rules';
 import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
@@ -25,19 +25,6 @@ function fail(message: string): never {
 function checkPassword(p: string): void {
   const problems = passwordProblems(p);
   if (problems.length) fail(`password ${problems.join(', ')}`);
-}
-
-/**
- * A row the CLI writes itself outside the record API (a role, an access rule) is announced as the record
- * API's write would be (issue 15): in the write's transaction, by the system (actor null), with its record
- * as FindOne answers it (`before`: a deleted row's, read before the delete).
- */
-async function announce(rt: Runtime, trx: Knex.Transaction, type: 'record.create' | 'record.delete', model: string, ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<void> {
-  const events = rt.store.deps.events;
-  if (!events || ids.length === 0) return;
-  const list: NewEvent[] = [];
-  for (const id of ids) list.push({ type, model, recordId: id, actor: null, record: before ? (before.get(id) ?? null) : await events.recordOf(trx, model, id) });
-  await events.append(trx, list);
 }
 
 function describe(e: unknown): string {
@@ -112,7 +99,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       try {
         await rt.store.db.transaction(async (trx) => {
           const id = insertedId(await trx(rt.store.roles).insert(withFolds(rt.store.roleModel, { created_at: now, updated_at: now, name: o.name.trim(), description: o.description })).returning('id'));
-          await announce(rt, trx, 'record.create', rt.store.roleModel.name, [id]);
+          await announce(rt.store.deps.events, trx, 'record.create', rt.store.roleModel.name, [id]);
         });
       } catch (e) {
         fail(describe(rt.store.asConflict(e)));
@@ -142,7 +129,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       }
       const id = await rt.store.db.transaction(async (trx) => {
         const made = insertedId(await trx(rt.accessRules.table).insert(rt.accessRules.row(role, o.permission, where, fields, 'api', nowIso(), o.description ?? null)).returning('id'));
-        await announce(rt, trx, 'record.create', rt.accessRules.model.name, [made]);
+        await announce(rt.store.deps.events, trx, 'record.create', rt.accessRules.model.name, [made]);
         return made;
       });
       rt.store.deps.events?.committed();
@@ -167,12 +154,14 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
         const before = new Map<number, Record<string, unknown> | null>();
         if (events) for (const id of ids) before.set(id, await events.recordOf(trx, rt.accessRules.model.name, id));
         await trx(rt.accessRules.table).whereIn('id', ids).del();
-        await announce(rt, trx, 'record.delete', rt.accessRules.model.name, ids, before);
+        await announce(rt.store.deps.events, trx, 'record.delete', rt.accessRules.model.name, ids, before);
         return ids.length;
       });
       if (rules > 0) rt.store.deps.events?.committed();
       console.log(`${o.role}: ${o.permission} revoked${rules ? ` (and ${rules} access rule${rules > 1 ? 's' : ''})` : ''}`);
     } else {
+      // A join row is a link, not a record: FindOne without parameters shows no to-many link, so no answer
+      // changes and nothing is announced (as for the seeded grants; core/events/README.md).
       if (!held) await rt.store.db(table).insert(link);
       console.log(`${o.role}: ${o.permission} granted`);
     }
@@ -200,6 +189,8 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       const rt = await ready();
       const days = o.days === undefined ? null : /^\d+$/.test(o.days) ? Number(o.days) : o.days;
       try {
+        // No event, as POST /api/iam/api-tokens has none: an API token is no record (api-token.yaml `api: false`:
+        // no FindOne answers it, no event model covers it). Its revoke announces the access rules it takes (api-tokens.ts).
         const t = await rt.apiTokens.create({ name: o.name, kind: o.kind, description: o.description ?? null, lifetimeDays: days, ...(o.permissions !== undefined && { permissions: list(o.permissions) }) }, null);
         console.log(`created API token ${t.id} (${t.name}, ${t.kind}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}); its secret, shown only now:`);
         console.log(t.secret);

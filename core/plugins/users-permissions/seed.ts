@@ -11,9 +11,14 @@
  * stays (a YAML grant the admin revoked is not given back, a grant the admin added is not taken away) until
  * the YAML line for that grant changes. A database seeded before this bookkeeping existed keeps every grant
  * it holds; its first start records the YAML's grants as the baseline.
+ *
+ * The roles and permissions it creates are records (/api/role, /api/permission): each gets its
+ * `record.create` in the seeding transaction, by the system (issue 15), as role:create's role does. A start
+ * that creates nothing announces nothing.
  */
 import { withFolds } from '../../plugin-api';
 import { PERMISSION_ROLES } from '../../registry/types';
+import { announce } from './announce';
 import type { Db, IdentityStore } from './store';
 import { nowIso } from './util';
 
@@ -34,12 +39,17 @@ const parseList = (v: unknown): Set<string> | null => (typeof v === 'string' ? n
 
 export async function seed(store: IdentityStore): Promise<void> {
   const { db, registry } = store.deps;
+  let appended = 0;
   await db.transaction(async (trx) => {
     const now = nowIso();
     const stamp = { created_at: now, updated_at: now };
     const haveRoles = new Set(((await trx(store.roles).select('name')) as { name: string }[]).map((r) => r.name));
     const missingRoles = ROLES.filter((r) => !haveRoles.has(r.name));
-    if (missingRoles.length) await trx(store.roles).insert(missingRoles.map((r) => withFolds(store.roleModel, { ...stamp, name: r.name, description: r.description })));
+    if (missingRoles.length) {
+      await trx(store.roles).insert(missingRoles.map((r) => withFolds(store.roleModel, { ...stamp, name: r.name, description: r.description })));
+      const ids = await store.roleIds(missingRoles.map((r) => r.name), trx);
+      appended += await announce(store.deps.events, trx, 'record.create', store.roleModel.name, missingRoles.map((r) => ids.get(r.name) as number));
+    }
 
     const api = registry.contentTypes.filter((m) => m.api);
     const wanted = api.flatMap((m) => m.actions.map((a) => `${m.name}.${a}`));
@@ -48,6 +58,7 @@ export async function seed(store: IdentityStore): Promise<void> {
     if (fresh.length) await trx(store.permissions).insert(fresh.map((action) => withFolds(store.permissionModel, { ...stamp, action })));
 
     const permIds = new Map(((await trx(store.permissions).select('id', 'action')) as { id: number; action: string }[]).map((r) => [r.action, Number(r.id)]));
+    appended += await announce(store.deps.events, trx, 'record.create', store.permissionModel.name, fresh.map((action) => permIds.get(action) as number));
     const roleRows = (await trx(store.roles).whereIn('name', [ADMIN, ...PERMISSION_ROLES]).select('id', 'name', SEEDED)) as Record<string, unknown>[];
     const roleOf = new Map(roleRows.map((r) => [String(r.name), r]));
 
@@ -65,9 +76,11 @@ export async function seed(store: IdentityStore): Promise<void> {
       await grant(store, trx, Number(row.id), ids(added));
       await revoke(store, trx, Number(row.id), ids(dropped));
       const list = [...desired].sort().join('\n');
+      // private bookkeeping (no FindOne answer shows it): no event; grants are links, not records: none either
       if (row[SEEDED] !== list) await trx(store.roles).where('id', Number(row.id)).update({ [SEEDED]: list });
     }
   });
+  if (appended > 0) store.deps.events?.committed();
 }
 
 async function grant(store: IdentityStore, trx: Db, roleId: number, permissionIds: readonly number[]): Promise<void> {

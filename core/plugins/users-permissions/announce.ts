@@ -1,0 +1,22 @@
+/**
+ * Rows the identity plugin writes itself outside the record API (seeded roles and permissions, the CLI's
+ * roles and access rules) are announced as the record API's write would announce them (issue 15): in the
+ * write's transaction, by the system (actor null), each with its record as FindOne answers it. The caller
+ * calls `events.committed()` after the commit.
+ */
+import type { Knex } from 'knex';
+import type { EventPipeline, NewEvent } from '../../plugin-api';
+
+/**
+ * Appends one `type` event per id of `model` (none without a pipeline). `before`: a deleted row's record,
+ * read before the delete; otherwise each record is read now, in `trx`.
+ *
+ * @example await announce(store.deps.events, trx, 'record.create', 'role', [id]);
+ */
+export async function announce(events: EventPipeline | undefined, trx: Knex.Transaction, type: 'record.create' | 'record.delete', model: string, ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<number> {
+  if (!events || ids.length === 0) return 0;
+  const list: NewEvent[] = [];
+  for (const id of ids) list.push({ type, model, recordId: id, actor: null, record: before ? (before.get(id) ?? null) : await events.recordOf(trx, model, id) });
+  await events.append(trx, list);
+  return list.length;
+}

@@ -1,0 +1,76 @@
+/**
+ * Issue 15, seeding at boot: the roles (admin, authenticated, public) and the permissions a start creates are
+ * records (/api/role, /api/permission), so each gets its `record.create`, by the system (actor null), with its
+ * record as FindOne answers it, as role:create's role does. A start that creates nothing announces nothing.
+ */
+import { expect } from 'chai';
+import type { StoredEvent } from '../../../core/events/types';
+import { DIALECTS } from '../../helpers/dialects';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+import { createTestDatabase, type TestDatabase } from '../../helpers/test-db';
+
+const SEEDED = ['role', 'permission'];
+
+for (const dialect of DIALECTS) {
+  describe(`events: seeding at boot [${dialect}]`, function () {
+    this.timeout(60_000);
+    let database: TestDatabase;
+    let app: TestApp;
+
+    const seededEvents = async (after = 0): Promise<StoredEvent[]> => (await app.deps.events.readAfter(after, 10_000)).filter((e) => e.model !== null && SEEDED.includes(e.model));
+    const all = async (model: string): Promise<Record<string, unknown>[]> => {
+      const out: Record<string, unknown>[] = [];
+      for (let offset = 0; ; offset += 100) {
+        const res = await app.http.get(`/api/${model}?sort[0]=id&limit=100&offset=${offset}`);
+        expect(res.status, res.text).to.equal(200);
+        out.push(...(res.body.records as Record<string, unknown>[]));
+        if (out.length >= res.body.meta.totalRecords) return out;
+      }
+    };
+
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      app = await startTestApp(dialect, { database });
+    });
+    after(async () => {
+      await app?.close();
+      await database?.drop();
+    });
+
+    it('the first start announces every role and permission it creates: record.create, by the system, the FindOne answer', async () => {
+      const events = await seededEvents();
+      const roles = await all('role');
+      const permissions = await all('permission');
+      expect(roles.map((r) => r.name)).to.have.members(['admin', 'authenticated', 'public']);
+      expect(permissions.length).to.be.above(10);
+      // one event per seeded row, roles first, in the seeding's order
+      expect(events.map((e) => [e.type, e.model, e.actor])).to.deep.equal([...roles, ...permissions].map((r) => ['record.create', roles.includes(r) ? 'role' : 'permission', null]));
+      expect(events.map((e) => Number(e.recordId)).sort((a, b) => a - b)).to.deep.equal([...roles.map((r) => r.id as number), ...permissions.map((r) => r.id as number)].sort((a, b) => a - b));
+      for (const e of events) {
+        const read = await app.http.get(`/api/${e.model}/${e.recordId}`);
+        expect(read.status, read.text).to.equal(200);
+        expect(e.record, `${e.model} ${e.recordId}`).to.deep.equal(read.body);
+      }
+      expect(events.find((e) => e.model === 'role')!.record).to.not.have.property('seededPermissions');
+    });
+
+    it('a restart on the same database creates nothing and announces nothing', async () => {
+      const mark = await app.deps.events.latestId();
+      await app.close();
+      app = await startTestApp(dialect, { database });
+      expect(await seededEvents(mark)).to.deep.equal([]);
+    });
+
+    it('a seeded role an admin deleted comes back at the next start, announced', async () => {
+      const pub = (await all('role')).find((r) => r.name === 'public')!;
+      expect((await app.http.del(`/api/role/${pub.id}`)).status).to.equal(200);
+      const mark = await app.deps.events.latestId();
+      await app.close();
+      app = await startTestApp(dialect, { database });
+      const back = (await all('role')).find((r) => r.name === 'public')!;
+      const events = await seededEvents(mark);
+      expect(events.map((e) => [e.type, e.model, e.recordId, e.actor])).to.deep.equal([['record.create', 'role', back.id, null]]);
+      expect(events[0].record).to.deep.equal((await app.http.get(`/api/role/${back.id}`)).body);
+    });
+  });
+}
