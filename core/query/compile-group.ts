@@ -19,7 +19,7 @@ import type { Dialect, SqlFragment } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedSort, type SelectedField, type SortJoin } from './checked';
 import type { CheckedGroup, GroupAggregate, GroupField, GroupKey } from './check-group';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
-import { type FilteredSource, applyJoins, filteredBase, selectColumns, sortOrder } from './compile-list';
+import { type FilteredSource, applyJoins, filteredBase, selectColumns, shownValue, sortOrder } from './compile-list';
 
 const SRC = '__src';
 const WIN = '__win';
@@ -56,7 +56,7 @@ function bucketStart(key: Extract<GroupKey, { kind: 'bucket' }>, g: CheckedGroup
 
 /** The value a row is grouped by. */
 function rowValue(key: GroupKey, g: CheckedGroup, dialect: Dialect): SqlFragment {
-  if (key.kind === 'field') return ident(key.field.column);
+  if (key.kind === 'field') return shownValue(key.field.column);
   const start = bucketStart(key, g, dialect);
   return key.injective ? start : dialect.dateLabel(start, key.format);
 }
@@ -114,7 +114,7 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
     if (sortsByMonth(k)) inner.select(as(db, dialect.monthNumber(bucketStart(k, g, dialect)), rowMonth(i)));
   });
   g.aggregates.forEach((a, j) => {
-    if (a.field) inner.select(as(db, ident(a.field.column), rowInput(j)));
+    if (a.field) inner.select(as(db, shownValue(a.field.column), rowInput(j)));
   });
   const outer = db.from(inner.as(SRC));
   g.keys.forEach((k, i) => outer.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
@@ -160,7 +160,7 @@ export interface GroupRecordsSpec {
 export function compileGroupRecords(db: Knex, dialect: Dialect, src: FilteredSource, g: CheckedGroup, spec: GroupRecordsSpec, keys: readonly (readonly unknown[])[]): Knex.QueryBuilder {
   const inner = rowSource(db, dialect, src, g, spec.joins);
   inner.select(selectColumns(BASE_ALIAS, spec.select));
-  spec.sort.forEach((s, k) => inner.select(as(db, ident(s.column), rowSort(k))));
+  spec.sort.forEach((s, k) => inner.select(as(db, shownValue(s.column), rowSort(k))));
 
   const partition = g.keys.map(() => '??').join(', ');
   const partitionBindings = groupByKeys(g);

@@ -1,10 +1,10 @@
 /** CheckedQuery → the page query and the count query (sort + primary-key tie-breaker, page, fields). */
 import type { Knex } from 'knex';
-import { type Dialect, nullsSpelledOut } from '../../database/dialects/dialect';
+import { type Dialect, type SqlFragment, nullsSpelledOut } from '../../database/dialects/dialect';
 import type { SoftDeleteScope } from './ast';
 import { BASE_ALIAS, type CheckedFilter, type CheckedSort, type SelectedField, type SortJoin, type TableRef } from './checked';
 import { compileFilter } from './compile-filter';
-import { NOT_DELETED } from '../registry/types';
+import { DELETED, NOT_DELETED } from '../registry/types';
 
 /** Spec 3.1 rule 1: archived records only with `showSoftDeleted`. */
 export function applySoftDeleteScope(qb: Knex.QueryBuilder, alias: string, scope: SoftDeleteScope): void {
@@ -31,13 +31,35 @@ function ruledRows(qb: Knex.QueryBuilder, table: TableRef, rule: CheckedFilter, 
 }
 
 /**
+ * The value a column shows in an answer, as SQL: the column itself, but `deletedTracker` (spec 3.1) is
+ * `not-deleted` or `deleted` while an archived row's column holds when and which row (so that unique
+ * values may repeat among archived rows). Grouping, aggregates and sorting use this, so that they agree
+ * with the answer: one `deleted` group, not one per archived record.
+ */
+export function shownValue(column: string): SqlFragment {
+  if (column === 'deleted_tracker' || column.endsWith('.deleted_tracker')) {
+    // constants of ours, not input: written out, so every database types the result as text
+    return { sql: `CASE WHEN ?? = '${NOT_DELETED}' THEN '${NOT_DELETED}' ELSE '${DELETED}' END`, bindings: [column] };
+  }
+  return { sql: '??', bindings: [column] };
+}
+
+/** What one sort key orders by: the shown value, text in byte order on both databases (Dialect.byteOrdered). */
+export function sortKey(s: CheckedSort, dialect?: Dialect): SqlFragment {
+  const shown = shownValue(s.column);
+  // the tracker's two states are ASCII: every collation orders them alike
+  if (shown.sql !== '??') return shown;
+  return s.text && dialect ? dialect.byteOrdered(s.column) : shown;
+}
+
+/**
  * NULLs sort as the smallest value on both databases, text in byte order (Dialect.byteOrdered).
  * Written out, because knex's SQLite compiler drops the column itself when given its `nulls` option;
  * the dialect spells the direction (Dialect.sortDirection: `NULLS FIRST|LAST` where the database takes it).
  */
 export function applySort(qb: Knex.QueryBuilder, sort: readonly CheckedSort[], dialect?: Dialect): void {
   for (const s of sort) {
-    const key = s.text && dialect ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
+    const key = sortKey(s, dialect);
     qb.orderByRaw(`${key.sql} ${sortOrder(s, dialect)}`, key.bindings as Knex.RawBinding[]);
   }
 }

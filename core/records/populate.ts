@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedPopulate, type CheckedSort, type SelectedField, proveColumn } from '../query/checked';
 import { compileFilter } from '../query/compile-filter';
+import { sortKey } from '../query/compile-list';
 import { applyJoins, applySoftDeleteScope, applySort, selectColumns, sortOrder } from '../query/compile-list';
 import type { RelationAttribute } from '../registry/types';
 import { type RecordBudget, unbounded } from './answer-budget';
@@ -59,7 +60,7 @@ function windowOrder(sort: readonly CheckedSort[], dialect: Dialect): { sql: str
   const parts: string[] = [];
   const bindings: unknown[] = [];
   for (const s of sort) {
-    const key = s.text ? dialect.byteOrdered(s.column) : { sql: '??', bindings: [s.column] };
+    const key = sortKey(s, dialect);
     parts.push(`${key.sql} ${sortOrder(s, dialect)}`);
     bindings.push(...key.bindings);
   }

@@ -1,14 +1,14 @@
 /** Row → API shape: only selected (never private) fields, values by type, relations nested. */
 import type { SelectedField } from '../query/checked';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
-import { NOT_DELETED } from '../registry/types';
+import { DELETED, NOT_DELETED } from '../registry/types';
 
 export type Row = Record<string, unknown>;
 export type ApiRecord = Record<string, unknown>;
 
 /** Spec 3.1: `deletedTracker` is `not-deleted` while active and `deleted` when archived. */
 function tracker(v: unknown): string {
-  return v === NOT_DELETED || v === null || v === undefined ? NOT_DELETED : 'deleted';
+  return v === NOT_DELETED || v === null || v === undefined ? NOT_DELETED : DELETED;
 }
 
 export function serializeRow(row: Row, select: readonly SelectedField[]): ApiRecord {

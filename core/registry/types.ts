@@ -171,3 +171,5 @@ export type SystemField = (typeof SYSTEM_FIELDS)[number];
 
 /** `deletedTracker` of an active record; unique columns of soft-delete models are unique with it (spec 3.1 rule 2). */
 export const NOT_DELETED = 'not-deleted';
+/** `deletedTracker` of an archived record as answers show it (spec 3.1). */
+export const DELETED = 'deleted';

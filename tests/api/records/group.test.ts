@@ -207,6 +207,25 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('deletedTracker groups, aggregates and sorts by the value answers show (deleted / not-deleted), not the stored one', async () => {
+      const grouped = await find({ groupBy: ['deletedTracker'], showSoftDeleted: 'inclusive' });
+      expect(grouped.records).to.deep.equal([
+        { deletedTracker: 'deleted', count: ARCHIVED.length },
+        { deletedTracker: 'not-deleted', count: ACTIVE.length },
+      ]);
+      expect(grouped.meta.totalRecords).to.equal(2);
+      const archived = await find({ groupBy: ['deletedTracker'], aggregates: ['deletedTracker:max', 'deletedTracker:count_distinct'], showSoftDeleted: 'exclusive' });
+      expect(archived.records).to.deep.equal([{ deletedTracker: 'deleted', deletedTracker_max: 'deleted', deletedTracker_count_distinct: 1 }]);
+      // Find's own sort: every archived record (titles ascending, the second key) before every active one
+      const titles = (list: readonly Payment[]): string[] => list.map((p) => p.title).sort();
+      const sorted: string[] = [];
+      for (let offset = 0; offset < PAYMENTS.length; offset += 100) {
+        const page = await find({ sort: ['deletedTracker', 'title'], fields: ['title'], showSoftDeleted: 'inclusive', offset });
+        sorted.push(...(page.records as { title: string }[]).map((r) => r.title));
+      }
+      expect(sorted).to.deep.equal([...titles(ARCHIVED), ...titles(ACTIVE)]);
+    });
+
     it('groups come in key order with a COUNT(DISTINCT …) aggregate too (MariaDB dropped that ORDER BY: the property\'s counterexample)', async () => {
       const groupBy = ['paid', 'dueOn:month:YYYY'];
       const aggregates = ['note:count_distinct'];
