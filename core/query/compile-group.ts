@@ -18,7 +18,7 @@ import type { Knex } from 'knex';
 import type { Dialect, SqlFragment } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedSort, type SelectedField, type SortJoin } from './checked';
 import type { CheckedGroup, GroupAggregate, GroupField, GroupKey } from './check-group';
-import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
+import { ATTRIBUTE_KINDS, DECIMAL_SCALE } from '../registry/attribute-kinds';
 import { type FilteredSource, applyJoins, filteredBase, selectColumns, shownValue, sortOrder } from './compile-list';
 
 const SRC = '__src';
@@ -86,9 +86,9 @@ function aggregateSql(a: GroupAggregate, input: string, dialect: Dialect): SqlFr
     case 'count_distinct':
       return { sql: 'COUNT(DISTINCT ??)', bindings: [input] };
     case 'sum':
-      return { sql: 'SUM(??)', bindings: [input] };
     case 'avg':
-      return { sql: 'AVG(??)', bindings: [input] };
+      if (a.field.type === 'decimal' && dialect.decimalAggregate) return dialect.decimalAggregate(a.fn, input, DECIMAL_SCALE);
+      return { sql: `${a.fn.toUpperCase()}(??)`, bindings: [input] };
     case 'min':
     case 'max': {
       const o = ordered(input, a.field, dialect);

@@ -63,6 +63,13 @@ export interface Dialect {
    */
   byteOrdered(column: string): SqlFragment;
   /**
+   * SUM or AVG of a decimal column with `scale` digits after the point where the database stores
+   * decimals as binary floats (SQLite's REAL): computed on whole units of the last digit, so that the answer is the decimal one (0.1 + 0.2 + 0.0001
+   * sums to 0.3001, not 0.30010000000000003), as PostgreSQL's and MariaDB's exact DECIMAL answer it.
+   * Absent: the database's own SUM and AVG of a decimal are exact.
+   */
+  readonly decimalAggregate?: (fn: 'sum' | 'avg', column: string, scale: number) => SqlFragment;
+  /**
    * INSERT of one row answering the stored row's `columns` (`INSERT … RETURNING` where the database
    * has it; MySQL has none: the row is read back by its new id on the same connection).
    */

@@ -51,6 +51,14 @@ export const sqliteDialect: Dialect = {
     return { sql: '??', bindings: [column] };
   },
 
+  decimalAggregate(fn, column, scale) {
+    // The float sum is within far less than one unit of the last digit of the decimal one: rounded there,
+    // it is exact (a whole number below 2^53), and one division gives the double nearest the decimal answer.
+    const unit = 10 ** scale;
+    const units = `ROUND(SUM(??) * ${unit})`;
+    return fn === 'sum' ? { sql: `${units} / ${unit}.0`, bindings: [column] } : { sql: `${units} / (COUNT(??) * ${unit}.0)`, bindings: [column, column] };
+  },
+
   classifyError(err): DbFault | null {
     const code = errCode(err);
     const message = err instanceof Error ? err.message : String(err);
