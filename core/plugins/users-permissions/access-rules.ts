@@ -16,7 +16,7 @@
  *   a scope that names `now` changes with the clock (DESIGN-NOTES.md, "Row-level rules").
  */
 import { BadRequestError } from '../../errors/errors';
-import { type AccessScope, type AccessView, type Actor, checkRule, type PluginDeps } from '../../plugin-api';
+import { type AccessScope, type AccessView, type Actor, checkRule, type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType } from '../../registry/types';
 import type { Db } from './store';
 
@@ -183,9 +183,12 @@ export class AccessRuleStore {
     return rows.map((r) => ({ id: Number(r.id), role: String(r.role), action: String(r.action), where: ruleJson(r.rule_where), fields: json(r.rule_fields) as StoredRule['fields'] }));
   }
 
-  /** A row for `access_rules` (JSON columns as text, which both databases take). */
+  /**
+   * A row for `access_rules` (JSON columns as text, which every database takes), with the case-fold shadow
+   * columns of its text fields (`action`, `description`, `source`: the `…i` filter operators read them).
+   */
   row(roleId: number, action: string, where: unknown, fields: unknown, source: 'api' | 'file', now: string, description: string | null = null): Record<string, unknown> {
-    return {
+    return withFolds(this.model, {
       created_at: now,
       updated_at: now,
       [this.roleColumn]: roleId,
@@ -194,7 +197,7 @@ export class AccessRuleStore {
       [this.column('fields')]: fields === null || fields === undefined ? null : JSON.stringify(fields),
       [this.column('description')]: description,
       [this.column('source')]: source,
-    };
+    });
   }
 
   /** The stored row `id` as a rule input (PATCH checks the merged result). */
