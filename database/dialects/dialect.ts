@@ -117,6 +117,18 @@ export interface Dialect {
    * Unknown ids are passed over. A no-op where writers are serialized anyway (SQLite: one writer at a time).
    */
   lockRows(db: Knex, table: string, ids: readonly number[]): Promise<void>;
+  /**
+   * Runs `work` in a transaction that holds the lock `name` from before its first statement to its end: a
+   * `lockedTransaction` of the same name on the same database (schema), in this process or another node's,
+   * waits until it has ended, then sees what it committed. For work that reads, decides and writes where no
+   * unique key guards against a second writer deciding the same (the access-rules file, applied by every node
+   * at its start). PostgreSQL: `pg_advisory_xact_lock` (per database and schema; released with the
+   * transaction); MySQL/MariaDB: `GET_LOCK` (per database, waits at most LOCKED_TRANSACTION_WAIT_S) taken on the
+   * transaction's connection before its BEGIN and released after its COMMIT or ROLLBACK (a named lock belongs
+   * to the session, and a REPEATABLE READ snapshot taken before the lock would not see the other's commit);
+   * SQLite: a plain transaction (BEGIN IMMEDIATE: one writer at a time).
+   */
+  lockedTransaction<T>(db: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -141,6 +153,9 @@ export interface Dialect {
   /** The month (1–12) of a bucket start: orders month-name labels by the calendar. */
   monthNumber(start: SqlFragment): SqlFragment;
 }
+
+/** How long a MySQL/MariaDB `lockedTransaction` waits for its lock (seconds) before it fails. */
+export const LOCKED_TRANSACTION_WAIT_S = 60;
 
 /** `%`, `_` and `\` escaped for a LIKE pattern with `ESCAPE '\'`. */
 export function escapeLike(value: string): string {

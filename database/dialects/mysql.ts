@@ -4,7 +4,7 @@
  * PostgreSQL ("C") do; `…i` operators go through the `__fold` shadow columns like everywhere.
  */
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, likePattern, lockRowsWith } from './dialect';
+import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, likePattern, lockRowsWith } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { mysqlDates } from './mysql-dates';
 
@@ -78,6 +78,27 @@ export const mysqlDialect: Dialect = {
   rowLocks: true,
   freshInsertReturning: false,
   lockRows: lockRowsWith('FOR UPDATE'),
+  async lockedTransaction(db, name, work) {
+    // A named lock is the server's (every database's) and the session's: the database's name in it keeps
+    // deployments apart (at most 64 characters: hashed); taken before BEGIN on the connection the transaction
+    // then uses, released after its end, then the connection goes back to the pool.
+    const lock = "CONCAT('ris:', SHA1(CONCAT(IFNULL(DATABASE(), ''), ':', ?)))";
+    const client = db.client as { acquireConnection(): Promise<Record<string, unknown>>; releaseConnection(c: unknown): Promise<unknown> };
+    const conn = await client.acquireConnection();
+    try {
+      const [rows] = (await db.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [name, LOCKED_TRANSACTION_WAIT_S]).connection(conn)) as [Row[]];
+      if (Number(rows[0]?.got) !== 1) throw new Error(`waited ${LOCKED_TRANSACTION_WAIT_S} s for the database lock "${name}" (another node holds it)`);
+      try {
+        return await db.transaction(work, { connection: conn });
+      } finally {
+        delete conn.__knexTxId; // knex leaves its transaction id on a connection it was given
+        // A broken connection has lost its lock already (the session's end releases it).
+        await db.raw(`SELECT RELEASE_LOCK(${lock})`, [name]).connection(conn).catch(() => undefined);
+      }
+    } finally {
+      await client.releaseConnection(conn);
+    }
+  },
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],
   name: 'mysql',

@@ -72,6 +72,13 @@ export const postgresDialect: Dialect = {
   // NO KEY UPDATE: two lockers (and UPDATEs) still queue, but a foreign-key check of another table's insert
   // (KEY SHARE) does not wait for the lock holder.
   lockRows: lockRowsWith('FOR NO KEY UPDATE'),
+  lockedTransaction(db, name, work) {
+    // Advisory locks are per database: the schema in the key keeps deployments (and test schemas) apart.
+    return db.transaction(async (trx) => {
+      await trx.raw("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || ?))", [`ris:${name}`]);
+      return work(trx);
+    });
+  },
   name: 'postgres',
 
   like(column, value, { caseInsensitive, mode }) {

@@ -30,6 +30,8 @@ export const sqliteDialect: Dialect = {
   freshInsertReturning: true,
   // One connection writes at a time (a transaction holds the database's write lock): nothing to take.
   lockRows: async () => undefined,
+  // BEGIN IMMEDIATE (sqlite-client.ts) takes the write lock at once: a second writer waits for the first's end.
+  lockedTransaction: (db, _name, work) => db.transaction(work),
   rawRows,
   claimRows: claimWithReturning(false, rawRows),
   name: 'sqlite',
