@@ -9,11 +9,11 @@ import type { EventPipeline, NewEvent } from '../../plugin-api';
 
 /**
  * Appends one `type` event per id of `model` (none without a pipeline). `before`: a deleted row's record,
- * read before the delete; otherwise each record is read now, in `trx`.
+ * read before the delete; otherwise each record is read now, in `trx` (a create's or an update's: after it).
  *
  * @example await announce(store.deps.events, trx, 'record.create', 'role', [id]);
  */
-export async function announce(events: EventPipeline | undefined, trx: Knex.Transaction, type: 'record.create' | 'record.delete', model: string, ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<number> {
+export async function announce(events: EventPipeline | undefined, trx: Knex.Transaction, type: 'record.create' | 'record.update' | 'record.delete', model: string, ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<number> {
   if (!events || ids.length === 0) return 0;
   const list: NewEvent[] = [];
   for (const id of ids) list.push({ type, model, recordId: id, actor: null, record: before ? (before.get(id) ?? null) : await events.recordOf(trx, model, id) });

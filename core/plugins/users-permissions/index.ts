@@ -46,7 +46,11 @@ export function usersPermissions(): Plugin {
     bootstrap: async (deps) => {
       const r = runtime(deps);
       await seed(r.store);
-      await applyAccessRulesFile(r.store, r.accessRules, deps.config.iam.accessRulesFile);
+      const rules = await applyAccessRulesFile(r.store, r.accessRules, deps.config.iam.accessRulesFile);
+      if (rules.created + rules.updated + rules.deleted + rules.roles > 0) deps.log.info({ file: deps.config.iam.accessRulesFile, ...rules }, 'access-rules file applied');
+      // This node's permission cache (other nodes' expire within CACHE_TTL_MS). The response cache purges on the
+      // writes to access_rules / roles themselves (core/cache/write-tracker.ts, from boot on; with CACHE=redis for
+      // every node): a changed rule purges what it may change, an unchanged file writes nothing and purges nothing.
       r.authorizer.invalidate();
     },
     hooks: (deps) => identityHooks(runtime(deps)),
