@@ -92,7 +92,8 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   // TRUST_PROXY trusts one proxy hop, the load balancer: the client address is the LAST
   // X-Forwarded-For entry (the one it appends or writes), never one a client put in front of it.
   const app = new Koa<RequestState>({ proxy: config.trustProxy, maxIpsCount: 1 });
-  const health = healthRouter(db);
+  // On SQLite a reader answers beside a long write (a big bulk call may hold the one writer for seconds).
+  const health = healthRouter(deps.readDb ?? db);
   // The OpenAPI document is built once, at boot, from the registry and the plugins' fragments.
   const docs = docsRouter(appDocument(plugins, pluginDeps));
   // Router middleware is typed for router contexts; Koa hands every middleware the same context.

@@ -6,8 +6,9 @@
  * database is unavailable"; /health/ready still answers 200 (the server is asked on a connection of its
  * own) and says the pool is busy. When the lock goes, the held requests answer 200 and so does the next one.
  *
- * PostgreSQL and MariaDB only: SQLite has no pool to exhaust in this sense (one writer in the process,
- * and its readers do not wait on another process's locks in WAL mode).
+ * PostgreSQL and MariaDB: SQLite has no pool to exhaust in this sense (one writer in the process, and
+ * its readers do not wait on another process's locks in WAL mode). On SQLite, the one writer held by a
+ * long write does not make /health/ready fail: it asks a reader.
  */
 import { expect } from 'chai';
 import knex, { type Knex } from 'knex';
@@ -97,6 +98,30 @@ for (const dialect of POOLED) {
         failure = e;
       }
       expect(String(failure)).to.contain('DATABASE_POOL_MAX');
+    });
+  });
+}
+
+if (DIALECTS.includes('sqlite')) {
+  describe('SQLite: /health/ready answers from a reader while a long write holds the writer [sqlite]', function () {
+    this.timeout(30_000);
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp('sqlite');
+    });
+    after(async () => app?.close());
+
+    it('200 within its second while the one writing connection is held', async () => {
+      const trx = await app.deps.db.transaction();
+      try {
+        const started = Date.now();
+        const ready = await app.anon.get('/health/ready');
+        expect(ready.status, ready.text).to.equal(200);
+        expect(ready.body).to.deep.equal({ status: 'ready' });
+        expect(Date.now() - started).to.be.below(1000);
+      } finally {
+        await trx.rollback();
+      }
     });
   });
 }
