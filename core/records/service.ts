@@ -20,6 +20,7 @@ import { withFolds } from '../registry/fold';
 import { type ContentType, NOT_DELETED, type Registry, type RelationAttribute } from '../registry/types';
 import type { ModelValidators, WriteMode } from '../validation/compile';
 import { translateDbError } from './db-errors';
+import { mergedItemFields } from '../validation/bulk-fields';
 import { lockEntries } from './entry-lock';
 import { type LocaleTargets, deleteTargets, recoverTargets } from './locale-targets';
 import { type GroupedListResult, findGrouped } from './group-service';
@@ -128,16 +129,18 @@ function updatedBy(caller: Actor | null): UserSummary {
 
 /**
  * Items of a bulk call fail with their index: `details.errors: [{index, fields}]`. A lifecycle hook's refusal
- * (HookError, any status) keeps its status and its other details; its `fields` move into `errors` (a 422 keeps
- * an empty `details.fields`, as a bulk validation error does).
+ * (HookError, any status) keeps its status and its other details; its `fields` move into `errors`. A 422
+ * (validation, or a hook's) also has `details.fields` (spec 7), its messages prefixed with the item
+ * (bulk-fields.ts); other statuses have `details.errors` only.
  */
 function atIndex(err: unknown, index: number): never {
   const fields = err instanceof AppError ? ((err.details.fields as Record<string, string[]> | undefined) ?? {}) : {};
-  if (err instanceof ValidationError) throw new ValidationError(`item ${index}: ${err.message}`, {}, { errors: [{ index, fields }] });
-  if (err instanceof ConflictError) throw new ConflictError(`item ${index}: ${err.message}`, { errors: [{ index, fields }] });
+  const errors = [{ index, fields }];
+  if (err instanceof ValidationError) throw new ValidationError(`item ${index}: ${err.message}`, mergedItemFields(errors), { errors });
+  if (err instanceof ConflictError) throw new ConflictError(`item ${index}: ${err.message}`, { errors });
   if (err instanceof HookError) {
     const { fields: _fields, ...rest } = err.details;
-    throw new HookError(err.status, `item ${index}: ${err.message}`, { ...(err.status === 422 && { fields: {} }), ...rest, errors: [{ index, fields }] });
+    throw new HookError(err.status, `item ${index}: ${err.message}`, { ...(err.status === 422 && { fields: mergedItemFields(errors) }), ...rest, errors });
   }
   throw err;
 }
@@ -427,7 +430,7 @@ export class RecordService {
       const fields = v.errors(item, 'create');
       return fields ? [{ index, fields }] : [];
     });
-    if (errors.length > 0) throw new ValidationError(`invalid ${model.name} records at ${errors.map((e) => e.index).join(', ')}`, {}, { errors });
+    if (errors.length > 0) throw new ValidationError(`invalid ${model.name} records at ${errors.map((e) => e.index).join(', ')}`, mergedItemFields(errors), { errors });
     const items = body.map((item) => v.check(item, 'create'));
     const w = this.effects.start(actor);
     const records = await this.transaction(model, async (trx) => {

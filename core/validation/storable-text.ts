@@ -6,6 +6,8 @@
  * (issue 13 items 5 and 6).
  */
 
+import { mergedItemFields } from './bulk-fields';
+
 const NUL = 'must not contain the NUL character (\\u0000)';
 const SURROGATE = 'must not contain an unpaired UTF-16 surrogate (\\ud800–\\udfff): not Unicode text';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -61,7 +63,7 @@ export function bodyTextProblems(body: unknown): { fields: Record<string, string
       const p = textProblem(item);
       return p ? [{ index, fields: { _item: [p] } }] : [];
     });
-    return errors.length > 0 ? { fields: {}, errors } : null;
+    return errors.length > 0 ? { fields: mergedItemFields(errors), errors } : null;
   }
   if (typeof body === 'object' && body !== null) {
     const fields = fieldTextProblems(body as Record<string, unknown>);

@@ -3915,7 +3915,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body failed validation: `details.fields.<name>` lists the messages per field; bulk calls add `details.errors: [{index, fields}]`. */
+        /** @description The body failed validation: `details.fields.<name>` lists the messages per field; bulk calls add `details.errors: [{index, fields}]` and prefix each message of `details.fields` with its item (`item 1: must be string`). */
         ValidationFailed: {
             headers: {
                 [name: string]: unknown;

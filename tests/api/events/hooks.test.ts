@@ -158,8 +158,8 @@ for (const dialect of DIALECTS) {
       const mark = await app.deps.events.latestId();
       const invalid = await app.http.post('/api/fee-type/bulk', [{ feeType: 'Bulk Kept 1' }, { feeType: 'Bulk Kept 2' }, { feeType: 'Refuse 422' }]);
       expectItemRefusal(invalid, 422, 2, 'refused with 422', { feeType: ['is refused'] });
-      // as a bulk validation error: details.fields is there (empty), the item's fields are in details.errors; other details kept
-      expect(invalid.body.error.details).to.deep.equal({ fields: {}, hint: 'x', errors: [{ index: 2, fields: { feeType: ['is refused'] } }] });
+      // as a bulk validation error: details.fields holds the item's messages prefixed with it, details.errors the item's fields; other details kept
+      expect(invalid.body.error.details).to.deep.equal({ fields: { feeType: ['item 2: is refused'] }, hint: 'x', errors: [{ index: 2, fields: { feeType: ['is refused'] } }] });
       for (const status of [409, 403, 418]) {
         const res = await app.http.post('/api/fee-type/bulk', [{ feeType: `Refuse ${status}` }, { feeType: 'Bulk Kept 3' }]);
         expectItemRefusal(res, status, 0, `refused with ${status}`);
@@ -210,7 +210,7 @@ for (const dialect of DIALECTS) {
       expect(res.body.error.message).to.match(/^item 1: invalid webhook: url /);
       const errors = res.body.error.details.errors as { index: number; fields: Record<string, string[]> }[];
       expect(errors.map((e) => [e.index, Object.keys(e.fields)])).to.deep.equal([[1, ['url']]]);
-      expect(res.body.error.details.fields).to.deep.equal({});
+      expect(res.body.error.details.fields).to.deep.equal({ url: errors[0].fields.url.map((m) => `item 1: ${m}`) });
       expect((await app.http.get('/api/webhook?filters[name][$startsWith]=bulk-')).body.meta.totalRecords).to.equal(0);
     });
   });

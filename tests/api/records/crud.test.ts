@@ -322,8 +322,26 @@ for (const dialect of DIALECTS) {
         const res = await app.http.post('/api/fee-type/bulk', [feeType('Bulk C'), { feeType: 7 }, feeType('Bulk D')]);
         expect(res.status).to.equal(422);
         expect(res.body.error.details.errors).to.deep.equal([{ index: 1, fields: { feeType: ['must be string'] } }]);
+        // spec 7: details.fields maps a field to its messages, here each naming its item
+        expect(res.body.error.details.fields).to.deep.equal({ feeType: ['item 1: must be string'] });
         const list = await app.http.get('/api/fee-type?filters[feeType][$in][0]=Bulk%20C&filters[feeType][$in][1]=Bulk%20D');
         expect(list.body.records).to.have.length(0);
+      });
+
+      it('details.fields merges the failing items\' messages per field, each prefixed with its item', async () => {
+        const res = await app.http.post('/api/fee-type/bulk', [{ feeType: 7 }, feeType('Bulk F'), { feeType: 8, latePaymentFees: -1 }, { latePaymentFees: 'abc' }]);
+        expect(res.status).to.equal(422);
+        expect(res.body.error.details.fields).to.deep.equal({
+          feeType: ['item 0: must be string', 'item 2: must be string', 'item 3: is required'],
+          latePaymentFees: ['item 2: must be >= 0', 'item 3: must be number or null'],
+        });
+        expect(res.body.error.details.errors.map((e: { index: number }) => e.index)).to.deep.equal([0, 2, 3]);
+        // an item the database refuses (a reference to no record) fills details.fields the same way
+        const ref = await app.http.post('/api/fee-type/bulk', [feeType('Bulk G'), { feeType: 'Bulk H', instituteId: 999999 }]);
+        expect(ref.status).to.equal(422);
+        expect(ref.body.error.details.errors).to.have.length(1);
+        const [[field, messages]] = Object.entries(ref.body.error.details.errors[0].fields as Record<string, string[]>);
+        expect(ref.body.error.details.fields).to.deep.equal({ [field]: messages.map((m) => `item 1: ${m}`) });
       });
 
       it('a unique clash inside the batch fails it whole (409 with the index)', async () => {

@@ -100,6 +100,7 @@ for (const dialect of DIALECTS) {
         const bulk = await app.http.post('/api/gauge/bulk', [{ label: 'ok' }, { label: 'a\u0000' }]);
         expect(bulk.status).to.equal(422);
         expect(bulk.body.error.details.errors).to.deep.equal([{ index: 1, fields: { label: [NUL] } }]);
+        expect(bulk.body.error.details.fields).to.deep.equal({ label: [`item 1: ${NUL}`] });
         expect((await app.http.get(`/api/gauge/${id}`)).body.label).to.equal('x');
       });
 
