@@ -12,6 +12,13 @@ import type { BodyLimit, RequestState } from './state';
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
+ * The body types read as JSON: application/json and every `+json` type (application/merge-patch+json,
+ * application/vnd.api+json, …), parsed alike (a PATCH applies a merge patch as it applies a JSON object).
+ * Any other type is refused with 415 (multipart forms are read by the record routes, core/media/form.ts).
+ */
+export const JSON_TYPES = ['application/json', '+json'] as const;
+
+/**
  * Deepest nesting of arrays/objects a JSON body may have. No model needs more than a handful (a
  * `json` attribute's value included); a limit keeps every later recursive walk (ajv, serializers)
  * far from the stack's end.
@@ -42,6 +49,7 @@ function declaredLength(ctx: Context): number | null {
 function jsonParser(maxBytes: number): Middleware<RequestState> {
   return koaBody({
     json: true,
+    jsonTypes: [...JSON_TYPES],
     jsonLimit: maxBytes,
     jsonStrict: true,
     urlencoded: false,
@@ -61,8 +69,8 @@ export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
   const requireJson: Middleware<RequestState> = async (ctx, next) => {
     const length = declaredLength(ctx);
     const hasBody = (length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-    if (WRITES.has(ctx.method) && hasBody && !ctx.is('application/json', '+json', 'multipart/form-data')) {
-      throw new UnsupportedMediaTypeError(`unsupported content type "${ctx.get('Content-Type') || 'none'}"; send application/json`);
+    if (WRITES.has(ctx.method) && hasBody && !ctx.is(...JSON_TYPES, 'multipart/form-data')) {
+      throw new UnsupportedMediaTypeError(`unsupported content type "${ctx.get('Content-Type') || 'none'}"; send application/json (or another +json type)`);
     }
     // The cheapest refusal, before any lookup: the body says it is too large (multipart forms have their own limits).
     if (WRITES.has(ctx.method) && length !== null && length > maxBytes && !ctx.is('multipart/form-data')) throw new PayloadTooLargeError('the request body is too large');

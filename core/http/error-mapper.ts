@@ -43,7 +43,7 @@ function fromHttpError(err: unknown): AppError | null {
     case 413:
       return new PayloadTooLargeError('the request body is too large');
     case 415:
-      return new UnsupportedMediaTypeError('unsupported content type; send application/json');
+      return new UnsupportedMediaTypeError('unsupported content type; send application/json (or another +json type)');
     default:
       return null;
   }

@@ -97,6 +97,8 @@ function updateBody(m: ContentType, registry: Registry, mode: 'put' | 'patch'): 
   const n = modelNames(m);
   const name = mode === 'put' ? n.replace : n.update;
   const content: Record<string, unknown> = json(schemaRef(name), writeExample(m, registry, mode));
+  // Every +json type is read as JSON (core/http/body.ts); a merge patch is what PATCH does with a JSON object.
+  if (mode === 'patch') content['application/merge-patch+json'] = { schema: schemaRef(name) };
   if (hasMedia(m)) {
     const { properties, encoding } = formParts(m, name);
     content['multipart/form-data'] = {

@@ -141,6 +141,12 @@ describe('OpenAPI document: valid, lint-clean, complete', () => {
     expect(upd.schema.properties).to.include.keys('updateDto', 'files', 'data', 'attachments');
   });
 
+  it('PATCH takes application/merge-patch+json beside application/json, with the same schema', () => {
+    const patch = shipped.paths['/api/fee-type/{id}'].patch.requestBody.content;
+    expect(patch['application/merge-patch+json'].schema).to.deep.equal(patch['application/json'].schema);
+    expect(shipped.paths['/api/fee-type/{id}'].put.requestBody.content).to.not.have.property('application/merge-patch+json');
+  });
+
   it('carries examples for the shipped models', () => {
     const create = shipped.paths['/api/fee-type'].post;
     expect(create.requestBody.content['application/json'].example).to.deep.equal({ feeType: 'Tuition', instituteUserKey: 'SPH', partPaymentAllowed: true, latePaymentFeesType: 'fixed', latePaymentFees: 12.5, dueDate: '2026-03-31' });

@@ -3883,7 +3883,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body is neither JSON nor multipart/form-data. */
+        /** @description The body is neither JSON (application/json, or any +json type such as application/merge-patch+json, read as JSON) nor multipart/form-data. */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -3894,7 +3894,7 @@ export interface components {
                  *       "error": {
                  *         "status": 415,
                  *         "name": "UnsupportedMediaTypeError",
-                 *         "message": "unsupported content type \"text/plain\"; send application/json",
+                 *         "message": "unsupported content type \"text/plain\"; send application/json (or another +json type)",
                  *         "details": {}
                  *       }
                  *     }
@@ -4720,6 +4720,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["FeeTypeUpdate"];
+                "application/merge-patch+json": components["schemas"]["FeeTypeUpdate"];
                 "multipart/form-data": {
                     /** @description The fields to change as a JSON string (spec 4.3). */
                     updateDto?: string;
@@ -5370,6 +5371,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["InstituteUpdate"];
+                "application/merge-patch+json": components["schemas"]["InstituteUpdate"];
                 "multipart/form-data": {
                     /** @description The fields to change as a JSON string (spec 4.3). */
                     updateDto?: string;
@@ -6130,6 +6132,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["AccessRuleUpdate"];
+                "application/merge-patch+json": components["schemas"]["AccessRuleUpdate"];
             };
         };
         responses: {
@@ -6751,6 +6754,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PermissionUpdate"];
+                "application/merge-patch+json": components["schemas"]["PermissionUpdate"];
             };
         };
         responses: {
@@ -7346,6 +7350,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RoleUpdate"];
+                "application/merge-patch+json": components["schemas"]["RoleUpdate"];
             };
         };
         responses: {
@@ -8020,6 +8025,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["UserUpdate"];
+                "application/merge-patch+json": components["schemas"]["UserUpdate"];
             };
         };
         responses: {
@@ -8697,6 +8703,7 @@ export interface operations {
             content: {
                 /** @example {} */
                 "application/json": components["schemas"]["WebhookDeliveryUpdate"];
+                "application/merge-patch+json": components["schemas"]["WebhookDeliveryUpdate"];
             };
         };
         responses: {
@@ -9343,6 +9350,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
+                "application/merge-patch+json": components["schemas"]["WebhookUpdate"];
             };
         };
         responses: {

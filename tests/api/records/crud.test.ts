@@ -109,6 +109,43 @@ for (const dialect of DIALECTS) {
         expect(text.status).to.equal(415);
       });
 
+      it('reads application/merge-patch+json and every other +json type as JSON (a PATCH merges as with application/json); another type answers 415', async () => {
+        const made = await app.http.post('/api/fee-type', undefined, { raw: JSON.stringify(feeType('Plus JSON', { latePaymentFees: 5 })), headers: { 'content-type': 'application/x-fee+json; charset=utf-8' } });
+        expect(made.status, JSON.stringify(made.body)).to.equal(200);
+        expect(made.body.data).to.include({ feeType: 'Plus JSON', latePaymentFees: 5 });
+        const id = made.body.data.id;
+        const merge = { 'content-type': 'application/merge-patch+json' };
+        const patched = await app.http.patch(`/api/fee-type/${id}`, undefined, { raw: '{"latePaymentFees":15,"dueDate":"2026-03-31"}', headers: merge });
+        expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+        expect(patched.body.data).to.include({ feeType: 'Plus JSON', latePaymentFees: 15, dueDate: '2026-03-31' });
+        // null removes the value (RFC 7396), what PATCH with application/json does too
+        const cleared = await app.http.patch(`/api/fee-type/${id}`, undefined, { raw: '{"dueDate":null}', headers: merge });
+        expect(cleared.status).to.equal(200);
+        expect(cleared.body.data).to.include({ latePaymentFees: 15, dueDate: null });
+        // validated as any JSON body
+        const invalid = await app.http.patch(`/api/fee-type/${id}`, undefined, { raw: '{"latePaymentFees":-1}', headers: merge });
+        expect(invalid.status).to.equal(422);
+        expect(invalid.body.error.details.fields).to.deep.equal({ latePaymentFees: ['must be >= 0'] });
+        const bulk = await app.http.post('/api/fee-type/bulk', undefined, { raw: JSON.stringify([feeType('Plus JSON 2')]), headers: { 'content-type': 'application/vnd.fees+json' } });
+        expect(bulk.status).to.equal(200);
+        expect(bulk.body.data[0]).to.include({ feeType: 'Plus JSON 2' });
+        // a type that is not JSON: 415, whatever the method, and nothing written
+        for (const [method, type] of [
+          ['patch', 'application/xml'],
+          ['put', 'text/plain'],
+          ['post', 'application/x-www-form-urlencoded'],
+          ['patch', 'application/jsonx'],
+        ] as const) {
+          const path = method === 'post' ? '/api/fee-type' : `/api/fee-type/${id}`;
+          const res = await app.http[method](path, undefined, { raw: '{"feeType":"Changed"}', headers: { 'content-type': type } });
+          expect(res.status, `${method} ${type}`).to.equal(415);
+          expect(res.body.error.name).to.equal('UnsupportedMediaTypeError');
+          expect(res.body.error.message).to.include(`"${type}"`);
+        }
+        expect((await app.http.get(`/api/fee-type/${id}`)).body.feeType).to.equal('Plus JSON');
+        expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=Changed')).body.records).to.have.length(0);
+      });
+
       it('answers 413 for a body over the limit', async () => {
         const res = await app.http.post('/api/fee-type', { feeType: 'x'.repeat(2 * 1024 * 1024) });
         expect(res.status).to.equal(413);
