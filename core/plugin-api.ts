@@ -9,9 +9,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema';
 import type { Dialect } from '../database/dialects/dialect';
 import type { Registry } from './registry/types';
-import type { RequestState } from './http/state';
+import type { RequestState, RouteBodyLimit } from './http/state';
 /** A route's own body limit for `RequestState.readBody` (core/http/body.ts): bodies are read when a route asks. */
-export type { BodyLimit, RequestState } from './http/state';
+export type { BodyLimit, RequestState, RouteBodyLimit } from './http/state';
 import type { EventPipeline } from './events/pipeline';
 import type { EventActor } from './events/types';
 
@@ -192,6 +192,11 @@ export interface Plugin {
   events?(deps: PluginDeps & { readonly events: EventPipeline }): void;
   /** Lifecycle hooks around record writes (before* in the write's transaction, after* after commit). */
   hooks?(deps: PluginDeps): LifecycleHooks | readonly LifecycleHooks[];
+  /**
+   * Routes of `routes` that read at most `limit` (below BODY_MAX_BYTES) with `readBody(limit)`: a body whose
+   * Content-Length is past BODY_MAX_BYTES, refused before any route runs, names that limit too.
+   */
+  bodyLimits?(deps: PluginDeps): readonly RouteBodyLimit[];
   /** The plugin's routes in /docs; called once at boot (server and `openapi:export`). */
   openapi?(deps: PluginDeps): OpenApiFragment;
   close?(): Promise<void>;

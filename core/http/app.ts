@@ -16,7 +16,7 @@ import { forModelPaths, recordRouter } from '../records/routes';
 import { draftRouter } from '../drafts/routes';
 import { RecordService } from '../records/service';
 import { compileValidators } from '../validation/compile';
-import { jsonBody } from './body';
+import { jsonBody, routeBodyLimits } from './body';
 import { callerGate, outageOf } from './caller-gate';
 import { errorMapper } from './error-mapper';
 import { healthRouter } from './health';
@@ -110,7 +110,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     // Providers with their own addresses (S3) are fetched there; /uploads/ serves local disk only.
     ...(storage.url ? [] : [serveUploads(db, media, storage)]),
     routed(docs.routes()),
-    ...jsonBody(config.bodyMaxBytes),
+    ...jsonBody(config.bodyMaxBytes, routeBodyLimits(plugins.flatMap((p) => p.bodyLimits?.(pluginDeps) ?? []))),
     routed(api.routes()),
     routed(api.allowedMethods(allowed)),
     ...(realtime ? [routed(realtime.routes()), routed(realtime.allowedMethods(allowed))] : []),

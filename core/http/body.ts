@@ -7,7 +7,7 @@ import type { Context, Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
 import { bodyTextProblems } from '../validation/storable-text';
-import type { BodyLimit, RequestState } from './state';
+import type { BodyLimit, RequestState, RouteBodyLimit } from './state';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -59,13 +59,31 @@ function jsonParser(maxBytes: number): Middleware<RequestState> {
   }) as unknown as Middleware<RequestState>;
 }
 
+/** Every 413 for a body names its limit: `details: { setting, limit }` (BODY_MAX_BYTES or a route's own). */
+export function bodyTooLarge(limit: BodyLimit): PayloadTooLargeError {
+  return new PayloadTooLargeError(`the request body is larger than ${limit.setting} (${limit.maxBytes} bytes)`, { setting: limit.setting, limit: limit.maxBytes });
+}
+
+/** The routes' own limits, below BODY_MAX_BYTES (Plugin.bodyLimits), found by method and path. */
+export type RouteBodyLimits = (ctx: Context) => BodyLimit | undefined;
+
+/** Looks a request up in the declared route limits (a trailing slash ignored, as the router does). */
+export function routeBodyLimits(declared: readonly RouteBodyLimit[]): RouteBodyLimits {
+  const byRoute = new Map<string, BodyLimit>(declared.map((r) => [`${r.method} ${r.path}`, r.limit]));
+  return (ctx) => byRoute.get(`${ctx.method} ${ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path}`);
+}
+
 /**
  * `[requireJson, bodyReader]`, mounted before every router. Neither reads the body: requireJson looks at
  * the headers only (415 for a write that sends no JSON; 413 for a JSON body whose Content-Length is past
- * BODY_MAX_BYTES), and bodyReader gives the request its `readBody`, which routes call once the caller may
- * send a body. An unread body is discarded by Node once the answer is sent (the connection stays usable).
+ * BODY_MAX_BYTES, naming the route's own limit when it has one), and bodyReader gives the request its
+ * `readBody`, which routes call once the caller may send a body. An unread body is discarded by Node once
+ * the answer is sent (the connection stays usable).
  */
-export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
+export function jsonBody(maxBytes: number, routeLimits: RouteBodyLimits = () => undefined): Middleware<RequestState>[] {
+  const whole: BodyLimit = { maxBytes, setting: 'BODY_MAX_BYTES' };
+  /** The limit a read names: the route's when it is the smaller, else BODY_MAX_BYTES. */
+  const effective = (limit: BodyLimit | undefined): BodyLimit => (limit && limit.maxBytes < maxBytes ? limit : whole);
   const requireJson: Middleware<RequestState> = async (ctx, next) => {
     const length = declaredLength(ctx);
     const hasBody = (length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
@@ -73,7 +91,7 @@ export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
       throw new UnsupportedMediaTypeError(`unsupported content type "${ctx.get('Content-Type') || 'none'}"; send application/json (or another +json type)`);
     }
     // The cheapest refusal, before any lookup: the body says it is too large (multipart forms have their own limits).
-    if (WRITES.has(ctx.method) && length !== null && length > maxBytes && !ctx.is('multipart/form-data')) throw new PayloadTooLargeError('the request body is too large');
+    if (WRITES.has(ctx.method) && length !== null && length > maxBytes && !ctx.is('multipart/form-data')) throw bodyTooLarge(effective(routeLimits(ctx)));
     await next();
   };
   const parsers = new Map<number, Middleware<RequestState>>();
@@ -82,15 +100,12 @@ export function jsonBody(maxBytes: number): Middleware<RequestState>[] {
     if (!p) parsers.set(bytes, (p = jsonParser(bytes)));
     return p;
   };
-  const read = async (ctx: Context & { state: RequestState }, limit: BodyLimit | undefined): Promise<unknown> => {
-    const bytes = Math.min(limit?.maxBytes ?? maxBytes, maxBytes);
+  const read = async (ctx: Context & { state: RequestState }, asked: BodyLimit | undefined): Promise<unknown> => {
+    const limit = effective(asked);
     try {
-      await parserFor(bytes)(ctx, async () => undefined);
+      await parserFor(limit.maxBytes)(ctx, async () => undefined);
     } catch (e) {
-      // A route's own limit names its setting; BODY_MAX_BYTES keeps the error mapper's words.
-      if (limit && bytes < maxBytes && (e as { status?: unknown }).status === 413) {
-        throw new PayloadTooLargeError(`the request body is larger than ${limit.setting} (${bytes} bytes)`, { setting: limit.setting, limit: bytes });
-      }
+      if ((e as { status?: unknown }).status === 413) throw bodyTooLarge(limit);
       throw e;
     }
     const body: unknown = (ctx.request as { body?: unknown }).body;

@@ -7,6 +7,13 @@ export interface BodyLimit {
   readonly setting: string;
 }
 
+/** A route's own body limit declared up front (Plugin.bodyLimits): method and exact path, as the route is registered. */
+export interface RouteBodyLimit {
+  readonly method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  readonly path: string;
+  readonly limit: BodyLimit;
+}
+
 /** The typed per-request state, declared once (DESIGN: core/http/state.ts). */
 export interface RequestState {
   requestId: string;

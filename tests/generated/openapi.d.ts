@@ -3816,7 +3816,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body (BODY_MAX_BYTES; on the identity endpoints that take no token IAM_BODY_MAX_BYTES, named in `details.setting`) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
+        /** @description The body (BODY_MAX_BYTES; on the identity endpoints that take no token IAM_BODY_MAX_BYTES; `details.setting` and `details.limit` name which) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -3827,8 +3827,11 @@ export interface components {
                  *       "error": {
                  *         "status": 413,
                  *         "name": "PayloadTooLargeError",
-                 *         "message": "the request body is too large",
-                 *         "details": {}
+                 *         "message": "the request body is larger than BODY_MAX_BYTES (1048576 bytes)",
+                 *         "details": {
+                 *           "setting": "BODY_MAX_BYTES",
+                 *           "limit": 1048576
+                 *         }
                  *       }
                  *     }
                  */

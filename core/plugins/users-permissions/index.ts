@@ -9,6 +9,7 @@ import type { Plugin, PluginDeps } from '../../plugin-api';
 import { applyAccessRulesFile } from './access-rules-file';
 import { registerIdentityCli } from './cli';
 import { identityOpenApi } from './openapi';
+import { publicBodyLimits } from './public-body';
 import { identityRoutes } from './routes';
 import { createRuntime, type Runtime } from './runtime';
 import { seed } from './seed';
@@ -41,6 +42,7 @@ export function usersPermissions(): Plugin {
       const r = runtime(deps);
       identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store, rules: { registry: deps.registry, store: r.accessRules }, publicBodyMaxBytes: deps.config.iam.bodyMaxBytes });
     },
+    bodyLimits: (deps) => publicBodyLimits(deps.config.iam.bodyMaxBytes),
     authenticator: (deps) => runtime(deps).authenticator,
     authorizer: (deps) => runtime(deps).authorizer,
     bootstrap: async (deps) => {

@@ -14,6 +14,7 @@ import type { IdentityAuthorizer } from './authorize';
 import type { Bucket } from './rate-limit';
 import type { IdentityService } from './service';
 import type { IdentityStore } from './store';
+import { type PublicBodyPath, publicBodyLimit } from './public-body';
 import { checkIdentifiersFree } from './user-keys';
 import { checkUserWriteScope } from './user-write-scope';
 
@@ -91,8 +92,8 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
    * is read up to IAM_BODY_MAX_BYTES (413 naming it), so a flood of large or invalid bodies from one
    * address is refused before anything parses it.
    */
-  const publicLimit: BodyLimit = { maxBytes: publicBodyMaxBytes, setting: 'IAM_BODY_MAX_BYTES' };
-  const open = (path: string, bucket: Bucket, handle: (body: unknown) => Promise<unknown>): void =>
+  const publicLimit = publicBodyLimit(publicBodyMaxBytes);
+  const open = (path: PublicBodyPath, bucket: Bucket, handle: (body: unknown) => Promise<unknown>): void =>
     post(path, async (ctx) => {
       await service.admit(bucket, ctx.state.clientIp);
       return handle(await bodyOf(ctx, publicLimit));

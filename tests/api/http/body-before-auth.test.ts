@@ -16,6 +16,7 @@ const MEGABYTE_INVALID = `[${'{},'.repeat(340_000)}{`;
 /** About a megabyte of valid `[{},{},…]` under BODY_MAX_BYTES (1 MiB). */
 const MEGABYTE_ARRAY = `[${'{},'.repeat(340_000)}{}]`;
 const IAM_LIMIT = 64 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 
 /** `raw` padded with spaces to exactly `bytes` bytes (JSON allows the whitespace). */
 const padded = (raw: string, bytes: number): string => raw + ' '.repeat(bytes - Buffer.byteLength(raw));
@@ -130,6 +131,27 @@ for (const dialect of DIALECTS) {
       const res = await app.anon.post('/api/fee-type/bulk', undefined, { raw: `[${'{},'.repeat(400_000)}{}]`, headers: JSON_TYPE });
       expect(res.status).to.equal(413);
       expect(res.body.error.name).to.equal('PayloadTooLargeError');
+      expect(res.body.error.details).to.deep.equal({ setting: 'BODY_MAX_BYTES', limit: BODY_LIMIT });
+    });
+
+    it(`reads a body of exactly BODY_MAX_BYTES (${BODY_LIMIT}); one byte more answers 413 naming the setting, by Content-Length or chunked`, async () => {
+      const tag = `${dialect}-${Date.now().toString(36)}`;
+      const at = await app.http.post('/api/fee-type/bulk', undefined, { raw: padded(JSON.stringify([{ feeType: `At limit ${tag}` }]), BODY_LIMIT), headers: JSON_TYPE });
+      expect(at.status, JSON.stringify(at.body).slice(0, 300)).to.equal(200);
+      expect(at.body.data[0]).to.include({ feeType: `At limit ${tag}` });
+      const body = padded(JSON.stringify([{ feeType: `Past limit ${tag}` }]), BODY_LIMIT + 1);
+      const past = await app.http.post('/api/fee-type/bulk', undefined, { raw: body, headers: JSON_TYPE });
+      // chunked: no Content-Length to refuse by, so the read stops at the limit
+      const stream = new ReadableStream({ start: (c) => (c.enqueue(new TextEncoder().encode(body)), c.close()) });
+      const chunkedRes = await fetch(`${app.url}/api/fee-type/bulk`, { method: 'POST', headers: { ...JSON_TYPE, authorization: `Bearer ${app.admin?.accessToken}` }, body: stream, duplex: 'half' } as RequestInit);
+      const chunkedBody = (await chunkedRes.json()) as { error: { name: string; message: string; details: unknown } };
+      for (const [how, status, error] of [['Content-Length', past.status, past.body.error], ['chunked', chunkedRes.status, chunkedBody.error]] as const) {
+        expect(status, how).to.equal(413);
+        expect(error.name, how).to.equal('PayloadTooLargeError');
+        expect(error.message, how).to.match(/BODY_MAX_BYTES/);
+        expect(error.details, how).to.deep.equal({ setting: 'BODY_MAX_BYTES', limit: BODY_LIMIT });
+      }
+      expect((await app.http.get(`/api/fee-type?filters[feeType][$eq]=Past limit ${tag}`)).body.records).to.have.length(0);
     });
   });
 
@@ -173,6 +195,20 @@ for (const dialect of DIALECTS) {
       }
       const statuses = await onOneConnection(app.url, [chunked('/api/iam/authenticate', padded(signIn, IAM_LIMIT + 1)), post('/api/iam/authenticate', padded(signIn, 200_000)), LAST]);
       expect(statuses).to.deep.equal(['HTTP/1.1 413', 'HTTP/1.1 413', 'HTTP/1.1 200']);
+    });
+
+    it('a body past BODY_MAX_BYTES too, refused by its Content-Length before anything else, names IAM_BODY_MAX_BYTES (the limit of these endpoints)', async () => {
+      for (const path of ['/api/iam/authenticate', '/api/iam/register', '/api/iam/otp/login/confirm']) {
+        const res = await app.anon.post(path, undefined, { raw: padded(signIn, BODY_LIMIT + 1), headers: JSON_TYPE });
+        expect(res.status, path).to.equal(413);
+        expect(res.body.error.name, path).to.equal('PayloadTooLargeError');
+        expect(res.body.error.message, path).to.match(/IAM_BODY_MAX_BYTES/);
+        expect(res.body.error.details, path).to.deep.equal({ setting: 'IAM_BODY_MAX_BYTES', limit: IAM_LIMIT });
+      }
+      // an endpoint that takes a token keeps BODY_MAX_BYTES
+      const withToken = await app.anon.post('/api/iam/change-password', undefined, { raw: padded('{}', BODY_LIMIT + 1), headers: JSON_TYPE });
+      expect(withToken.status).to.equal(413);
+      expect(withToken.body.error.details).to.deep.equal({ setting: 'BODY_MAX_BYTES', limit: BODY_LIMIT });
     });
 
     it('the largest legitimate body, an OTP registration with a customPayload of IAM_CUSTOM_PAYLOAD_MAX_BYTES, is read', async () => {
