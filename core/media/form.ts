@@ -1,7 +1,8 @@
 /**
  * The record forms of spec 4.3: create sends `data` (the record as a JSON string) and file parts named
  * after media fields; update sends `data` or `updateDto` plus file parts named after a media field or
- * `files`. The JSON goes through the same validators as a JSON body.
+ * `files`. `data` / `updateDto` are text whatever Content-Type they carry (JSON types; any other: 400),
+ * so never a file. The JSON goes through the same validators as a JSON body.
  */
 import { BadRequestError } from '../errors/errors';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body';
@@ -21,9 +22,28 @@ export function isMultipart(ctx: RecordContext): boolean {
   return Boolean(ctx.is('multipart/form-data'));
 }
 
+/**
+ * Why a record part's declared Content-Type is refused; null when it is read as JSON: none, application/json,
+ * text/plain or any `+json` type (a browser's JSON Blob, curl's `;type=`), in UTF-8 (the part is decoded so).
+ */
+export function recordPartTypeProblem(part: string, declared: string | undefined): string | null {
+  if (declared === undefined) return null;
+  const [essence, ...params] = declared.split(';').map((x) => x.trim().toLowerCase());
+  const jsonText = essence === 'application/json' || essence === 'text/plain' || /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence);
+  if (!jsonText) return `form part "${part}" holds the record as JSON: send it without a Content-Type or as application/json, text/plain or a +json type, not "${declared}"`;
+  const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
+  if (charset !== undefined && !['utf-8', 'utf8', 'us-ascii'].includes(charset)) return `form part "${part}" is read as UTF-8: charset "${charset}" is not taken`;
+  return null;
+}
+
 export async function readRecordForm(ctx: RecordContext, limits: IntakeLimits): Promise<RecordForm> {
-  const form = await readMultipart(ctx, limits);
+  const form = await readMultipart(ctx, limits, RECORD_PARTS);
   try {
+    for (const part of RECORD_PARTS) {
+      const declared = form.fieldTypes.get(part);
+      const problem = recordPartTypeProblem(part, declared);
+      if (problem) throw new BadRequestError(problem, { part, contentType: declared });
+    }
     const unknown = [...form.fields.keys()].filter((k) => !(RECORD_PARTS as readonly string[]).includes(k));
     if (unknown.length > 0) throw new BadRequestError(`unknown form field "${unknown[0]}": send the record as "data" (or "updateDto") and files as file parts`);
     const given = RECORD_PARTS.filter((k) => form.fields.has(k));

@@ -28,6 +28,8 @@ export interface IncomingFile {
 export interface MultipartForm {
   /** Text parts by name (a name sent twice → 400). */
   readonly fields: ReadonlyMap<string, string>;
+  /** The Content-Type a text part named in `textParts` declared, by name (absent: it declared none). */
+  readonly fieldTypes: ReadonlyMap<string, string>;
   readonly files: readonly IncomingFile[];
   /** Removes the temporary files (always call it, success or not). */
   discard(): Promise<void>;
@@ -63,7 +65,7 @@ function toAppError(e: unknown, limits: IntakeLimits): AppError {
     case TOO_MANY_FIELDS:
       return new PayloadTooLargeError(`at most ${MAX_FORM_FIELDS} form fields besides files per request`, { maxFields: MAX_FORM_FIELDS });
     case FIELDS_TOO_LARGE:
-      return new PayloadTooLargeError(`the form fields are larger than ${limits.maxFieldBytes} bytes`);
+      return new PayloadTooLargeError(`the form's text parts are larger than BODY_MAX_BYTES (${limits.maxFieldBytes} bytes together)`, { setting: 'BODY_MAX_BYTES', limit: limits.maxFieldBytes });
   }
   if (err.httpCode === 415) return new UnsupportedMediaTypeError('the multipart body has no boundary');
   return new BadRequestError('malformed multipart body');
@@ -81,9 +83,21 @@ interface FormidableFile {
   emit(event: 'error', err: Error): boolean;
 }
 
-/** Reads a `multipart/form-data` request. Throws 413 / 400 AppErrors; leaves no temporary file behind on error. */
-export async function readMultipart(ctx: RecordContext, limits: IntakeLimits): Promise<MultipartForm> {
+/** What formidable tells of a part before reading it. */
+interface FormidablePart {
+  name: string | null;
+  mimetype: string | null;
+}
+
+/**
+ * Reads a `multipart/form-data` request. Throws 413 / 400 AppErrors; leaves no temporary file behind on error.
+ * `textParts`: part names read as text whatever Content-Type they declare (formidable would take a typed
+ * part for a file): their bytes count against `maxFieldBytes` and never reach a temporary file; the type
+ * they declared is in `fieldTypes`, for the caller to judge.
+ */
+export async function readMultipart(ctx: RecordContext, limits: IntakeLimits, textParts: readonly string[] = []): Promise<MultipartForm> {
   await mkdir(limits.tmpDir, { recursive: true });
+  const fieldTypes = new Map<string, string>();
   const opened: string[] = [];
   const discard = async (): Promise<void> => {
     await Promise.all(opened.map((p) => rm(p, { force: true })));
@@ -103,6 +117,14 @@ export async function readMultipart(ctx: RecordContext, limits: IntakeLimits): P
       maxTotalFileSize: limits.maxFileBytes * MAX_FILES_PER_REQUEST,
       maxFields: MAX_FORM_FIELDS,
       maxFieldsSize: limits.maxFieldBytes,
+      onPart: (p: unknown, handle: (p: never) => void) => {
+        const part = p as FormidablePart;
+        if (part.name !== null && part.mimetype && textParts.includes(part.name)) {
+          fieldTypes.set(part.name, part.mimetype);
+          part.mimetype = null; // formidable reads a part without a type as a text field
+        }
+        handle(part as never);
+      },
       onFileBegin: (_name: string, f: unknown) => {
         // formidable checks a file's size only when it ends; stop a too-large one as its bytes arrive.
         const file = f as FormidableFile;
@@ -148,7 +170,7 @@ export async function readMultipart(ctx: RecordContext, limits: IntakeLimits): P
     fields.set(name, value);
   }
   ctx.request.body = undefined;
-  return { fields, files, discard };
+  return { fields, fieldTypes, files, discard };
 }
 
 export const tmpDirOf = (uploadsDir: string): string => join(uploadsDir, '.tmp');

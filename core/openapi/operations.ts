@@ -63,6 +63,9 @@ const GROUPED_EXAMPLE = {
   groupMeta: [{ groupKey: { 'createdAt:month': '2026-01' }, aggregates: { id_max: 7 } }],
 };
 
+/** The Content-Types a record part may declare (core/media/form.ts). */
+const RECORD_PART_TYPES = 'A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser\'s FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES.';
+
 /** A file part of a multipart form (spec 4.3 "With media"). */
 function filePart(allowedTypes: readonly string[]): Schema {
   return { type: 'string', format: 'binary', contentMediaType: allowedTypes.length === 1 ? allowedTypes[0] : 'application/octet-stream' };
@@ -71,7 +74,7 @@ function filePart(allowedTypes: readonly string[]): Schema {
 /** The parts of a multipart write: the record as JSON in `data` (or `updateDto`), one or more file parts per media field. */
 function formParts(m: ContentType, jsonSchema: string): { properties: Record<string, Schema>; encoding: Record<string, unknown> } {
   const properties: Record<string, Schema> = {
-    data: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(jsonSchema), description: `The ${m.name} fields as a JSON string.` },
+    data: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(jsonSchema), description: `The ${m.name} fields as a JSON string. ${RECORD_PART_TYPES}` },
   };
   const encoding: Record<string, unknown> = { data: { contentType: 'application/json' } };
   for (const a of m.attributes) {
@@ -106,7 +109,7 @@ function updateBody(m: ContentType, registry: Registry, mode: 'put' | 'patch'): 
         type: 'object',
         description: 'Either the create form (`data` + parts named after media fields) or the spec form (`updateDto` + `files`).',
         properties: {
-          updateDto: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(name), description: 'The fields to change as a JSON string (spec 4.3).' },
+          updateDto: { type: 'string', contentMediaType: 'application/json', contentSchema: schemaRef(name), description: `The fields to change as a JSON string (spec 4.3). ${RECORD_PART_TYPES}` },
           files: { type: 'array', items: filePart([]), description: "File(s) for the model's only media field (a model with several names the field instead)." },
           ...properties,
         },

@@ -4199,7 +4199,7 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["FeeTypeCreate"];
                 "multipart/form-data": {
-                    /** @description The fee-type fields as a JSON string. */
+                    /** @description The fee-type fields as a JSON string. A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     data: string;
                     /** @description Documents about the fee (any file type). Repeat the part for several files (appended). */
                     attachments?: string[];
@@ -4594,11 +4594,11 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["FeeTypeReplace"];
                 "multipart/form-data": {
-                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    /** @description The fields to change as a JSON string (spec 4.3). A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     updateDto?: string;
                     /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
-                    /** @description The fee-type fields as a JSON string. */
+                    /** @description The fee-type fields as a JSON string. A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     data?: string;
                     /** @description Documents about the fee (any file type). Repeat the part for several files (appended). */
                     attachments?: string[];
@@ -4725,11 +4725,11 @@ export interface operations {
                 "application/json": components["schemas"]["FeeTypeUpdate"];
                 "application/merge-patch+json": components["schemas"]["FeeTypeUpdate"];
                 "multipart/form-data": {
-                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    /** @description The fields to change as a JSON string (spec 4.3). A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     updateDto?: string;
                     /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
-                    /** @description The fee-type fields as a JSON string. */
+                    /** @description The fee-type fields as a JSON string. A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     data?: string;
                     /** @description Documents about the fee (any file type). Repeat the part for several files (appended). */
                     attachments?: string[];
@@ -4906,7 +4906,7 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["InstituteCreate"];
                 "multipart/form-data": {
-                    /** @description The institute fields as a JSON string. */
+                    /** @description The institute fields as a JSON string. A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     data: string;
                     /**
                      * Format: binary
@@ -5259,11 +5259,11 @@ export interface operations {
                  */
                 "application/json": components["schemas"]["InstituteReplace"];
                 "multipart/form-data": {
-                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    /** @description The fields to change as a JSON string (spec 4.3). A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     updateDto?: string;
                     /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
-                    /** @description The institute fields as a JSON string. */
+                    /** @description The institute fields as a JSON string. A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     data?: string;
                     /**
                      * Format: binary
@@ -5376,11 +5376,11 @@ export interface operations {
                 "application/json": components["schemas"]["InstituteUpdate"];
                 "application/merge-patch+json": components["schemas"]["InstituteUpdate"];
                 "multipart/form-data": {
-                    /** @description The fields to change as a JSON string (spec 4.3). */
+                    /** @description The fields to change as a JSON string (spec 4.3). A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     updateDto?: string;
                     /** @description File(s) for the model's only media field (a model with several names the field instead). */
                     files?: string[];
-                    /** @description The institute fields as a JSON string. */
+                    /** @description The institute fields as a JSON string. A text part: without a Content-Type, or with application/json, text/plain or any +json type (UTF-8; a JSON Blob of a browser's FormData too); another type answers 400 naming the part. Counts against BODY_MAX_BYTES, not UPLOAD_MAX_BYTES. */
                     data?: string;
                     /**
                      * Format: binary

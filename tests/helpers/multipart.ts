@@ -32,6 +32,35 @@ export async function sendForm<T = any>(url: string, method: string, fields: Rec
   return { status: res.status, body: body as T, headers: res.headers };
 }
 
+/** One part of a hand-made multipart body: `type` and `filename` go into its headers only when given (curl's `-F 'data=…;type=…'`). */
+export interface RawPart {
+  readonly name: string;
+  readonly value: string | Uint8Array;
+  readonly type?: string;
+  readonly filename?: string;
+}
+
+/** Sends `parts` as multipart/form-data written by hand, so a text part can carry its own Content-Type (FormData cannot say that without a file name). */
+export async function sendParts<T = any>(url: string, method: string, parts: readonly RawPart[], fetchImpl: typeof fetch = fetch, token: string | null = null): Promise<MultipartReply<T>> {
+  const boundary = `----test${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${p.type !== undefined ? `Content-Type: ${p.type}\r\n` : ''}\r\n`), Buffer.from(p.value), Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}`, ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  const res = await fetchImpl(url, { method, body: Buffer.concat(chunks), headers });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    /* keep the text */
+  }
+  return { status: res.status, body: body as T, headers: res.headers };
+}
+
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** A tiny valid PNG (1×1), plus `extra` bytes to make distinct files. */

@@ -8,12 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_FILES_PER_REQUEST } from '../../../core/media/limits';
 import { DIALECTS } from '../../helpers/dialects';
-import { filesUnder, pdf, png, sendForm, sha256, text } from '../../helpers/multipart';
+import { filesUnder, pdf, png, type RawPart, sendForm, sendParts, sha256, text } from '../../helpers/multipart';
 import { eventually, startS3, type S3TestServer } from '../../helpers/s3';
 import { STORAGES } from '../../helpers/storages';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 
 const MAX = 64 * 1024;
+/** BODY_MAX_BYTES of these tests: above UPLOAD_MAX_BYTES, so a text part's bound shows. */
+const BODY_MAX = 4 * MAX;
 
 for (const dialect of DIALECTS) for (const storage of STORAGES) {
   describe(`records: media [${dialect}, ${storage}]`, () => {
@@ -48,7 +50,7 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
 
     before(async () => {
       if (storage === 's3') s3 = await startS3();
-      app = await startTestApp(dialect, { env: { UPLOAD_MAX_BYTES: String(MAX), PUBLIC_URL: 'https://cdn.example.test/', ...(s3 ? s3.env() : {}) } });
+      app = await startTestApp(dialect, { env: { UPLOAD_MAX_BYTES: String(MAX), BODY_MAX_BYTES: String(BODY_MAX), PUBLIC_URL: 'https://cdn.example.test/', ...(s3 ? s3.env() : {}) } });
       uploads = app.deps.config.uploadsDir;
       const res = await app.http.post('/api/institute', newInstitute());
       instituteId = res.body.data.id;
@@ -131,6 +133,77 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
         const res = await app.http.post('/api/institute', newInstitute());
         expect(res.status).to.equal(200);
         expect(res.body.data).to.not.have.property('_media');
+      });
+    });
+
+    describe('`data` / `updateDto` with a Content-Type of their own (FormData with a JSON Blob, curl `;type=`)', () => {
+      const sendRaw = (path: string, method: string, parts: readonly RawPart[]) => sendParts(url(path), method, parts, app.fetch, app.admin?.accessToken ?? null);
+      /** The upload temporary folder holds nothing (a refused or text part never leaves a file there). */
+      const tmpEmpty = async (): Promise<void> => {
+        await new Promise((r) => setTimeout(r, 50));
+        expect(filesUnder(join(uploads, '.tmp'))).to.deep.equal([]);
+      };
+
+      it('create: a `data` part typed application/json (no file name, or a Blob\'s "blob") is the record, with its files', async () => {
+        const typed = await sendRaw('/api/fee-type', 'POST', [{ name: 'data', value: JSON.stringify({ feeType: 'Typed part', instituteId }), type: 'application/json' }]);
+        expect(typed.status, JSON.stringify(typed.body)).to.equal(200);
+        expect(typed.body.data).to.include({ feeType: 'Typed part' });
+        const form = new FormData();
+        form.append('data', new Blob([JSON.stringify(newInstitute({ city: 'Blobville' }))], { type: 'application/json' }));
+        form.append('logo', new Blob([png('blob')], { type: 'image/png' }), 'blob.png');
+        const res = await app.fetch(url('/api/institute'), { method: 'POST', body: form, headers: { authorization: `Bearer ${app.admin?.accessToken}` } });
+        const body = (await res.json()) as { data: { city: string; _media: { logo: { name: string }[] } } };
+        expect(res.status, JSON.stringify(body)).to.equal(200);
+        expect(body.data.city).to.equal('Blobville');
+        expect(body.data._media.logo.map((m) => m.name)).to.deep.equal(['blob.png']);
+        await tmpEmpty();
+      });
+
+      it('update: an `updateDto` typed application/json, text/plain or a +json type changes the record', async () => {
+        const id = (await app.http.post('/api/institute', newInstitute())).body.data.id;
+        for (const [type, city] of [['application/json', 'Jsonville'], ['application/json; charset=utf-8', 'Charsetville'], ['text/plain', 'Textville'], ['application/merge-patch+json', 'Mergeville']]) {
+          const res = await sendRaw(`/api/institute/${id}`, 'PATCH', [{ name: 'updateDto', value: JSON.stringify({ city }), type }]);
+          expect(res.status, `${type}: ${JSON.stringify(res.body)}`).to.equal(200);
+          expect(res.body.data.city, type).to.equal(city);
+        }
+        const withFile = await sendRaw(`/api/institute/${id}`, 'PATCH', [
+          { name: 'updateDto', value: '{"city":"Fileville"}', type: 'application/json', filename: 'blob' },
+          { name: 'files', value: png('typed'), type: 'image/png', filename: 'typed.png' },
+        ]);
+        expect(withFile.status, JSON.stringify(withFile.body)).to.equal(200);
+        expect(withFile.body.data.city).to.equal('Fileville');
+        expect(withFile.body.data._media.logo.map((m: { name: string }) => m.name)).to.deep.equal(['typed.png']);
+        await tmpEmpty();
+      });
+
+      it('a record part of another type (image/png, octet-stream) answers 400 naming the part; nothing written, no temporary file left', async () => {
+        const before = await stored();
+        const png400 = await sendRaw('/api/fee-type', 'POST', [{ name: 'data', value: JSON.stringify({ feeType: 'Png part' }), type: 'image/png' }]);
+        expect(png400.status, JSON.stringify(png400.body)).to.equal(400);
+        expect(png400.body.error.message).to.match(/"data"/).and.match(/image\/png/);
+        expect(png400.body.error.details).to.deep.equal({ part: 'data', contentType: 'image/png' });
+        const id = (await app.http.post('/api/institute', newInstitute({ city: 'Unchanged' }))).body.data.id;
+        const bin = await sendRaw(`/api/institute/${id}`, 'PATCH', [{ name: 'updateDto', value: '{"city":"Changed"}', type: 'application/octet-stream', filename: 'dto.bin' }]);
+        expect(bin.status).to.equal(400);
+        expect(bin.body.error.details).to.deep.equal({ part: 'updateDto', contentType: 'application/octet-stream' });
+        const latin1 = await sendRaw(`/api/institute/${id}`, 'PATCH', [{ name: 'updateDto', value: '{"city":"Changed"}', type: 'application/json; charset=iso-8859-1' }]);
+        expect(latin1.status).to.equal(400);
+        expect(latin1.body.error.message).to.match(/UTF-8/);
+        expect((await app.http.get(`/api/institute/${id}`)).body.city).to.equal('Unchanged');
+        expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=Png part')).body.records).to.have.length(0);
+        await nothingAdded(before);
+        await tmpEmpty();
+      });
+
+      it(`a typed record part is a text part: up to BODY_MAX_BYTES (${BODY_MAX}), not UPLOAD_MAX_BYTES; one byte more answers 413 naming BODY_MAX_BYTES`, async () => {
+        const record = JSON.stringify(newInstitute({ city: 'Bigville' }));
+        const at = await sendRaw('/api/institute', 'POST', [{ name: 'data', value: record + ' '.repeat(BODY_MAX - record.length), type: 'application/json' }]);
+        expect(at.status, JSON.stringify(at.body)).to.equal(200);
+        expect(at.body.data.city).to.equal('Bigville');
+        const past = await sendRaw('/api/institute', 'POST', [{ name: 'data', value: record + ' '.repeat(BODY_MAX + 1 - record.length), type: 'application/json' }]);
+        expect(past.status).to.equal(413);
+        expect(past.body.error.details).to.deep.equal({ setting: 'BODY_MAX_BYTES', limit: BODY_MAX });
+        await tmpEmpty();
       });
     });
 
