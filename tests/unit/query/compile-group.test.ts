@@ -77,7 +77,8 @@ describe('unit: compile-group (SQL per dialect)', () => {
     const db = knex({ client: 'sqlite3', useNullAsDefault: true });
     const ist = compileGroupPage(db, sqliteDialect, src, group({ kind: 'offset', minutes: 330 })).toSQL().toNative();
     expect(ist.sql).to.equal(
-      'select substr(`__src`.`__b0`, 1, 7) as `__g0`, SUM(`__src`.`__v0`) as `__a0`, COUNT(*) as `__n`, COUNT(*) OVER () as `__groups` ' +
+      // the sum of a decimal is taken in units of 0.0001 (exact decimal sums on SQLite's float column)
+      'select substr(`__src`.`__b0`, 1, 7) as `__g0`, ROUND(SUM(`__src`.`__v0`) * 10000) / 10000.0 as `__a0`, COUNT(*) as `__n`, COUNT(*) OVER () as `__groups` ' +
         "from (select date(`t0`.`paid_at`, ?, 'start of month') as `__b0`, `t0`.`amount` as `__v0` from `payment` as `t0` where `t0`.`deleted_tracker` = ?) as `__src` " +
         'group by `__src`.`__b0` order by `__a0` DESC NULLS LAST, `__src`.`__b0` ASC NULLS FIRST limit ?',
     );
