@@ -59,7 +59,7 @@ function toAppError(e: unknown, limits: IntakeLimits): AppError {
   switch (err.code) {
     case FILE_TOO_LARGE:
     case TOTAL_TOO_LARGE:
-      return new PayloadTooLargeError(`a file is larger than the limit of ${limits.maxFileBytes} bytes`, { maxBytes: limits.maxFileBytes });
+      return new PayloadTooLargeError(`a file is larger than UPLOAD_MAX_BYTES (${limits.maxFileBytes} bytes)`, { setting: 'UPLOAD_MAX_BYTES', limit: limits.maxFileBytes, maxBytes: limits.maxFileBytes });
     case TOO_MANY_FILES:
       return new PayloadTooLargeError(`at most ${MAX_FILES_PER_REQUEST} files per request`, { maxFiles: MAX_FILES_PER_REQUEST });
     case TOO_MANY_FIELDS:

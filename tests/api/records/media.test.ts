@@ -307,6 +307,8 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
         const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Big', instituteId } }, [{ part: 'attachments', bytes: Buffer.alloc(MAX * 3, 0x61), type: 'text/plain', name: 'big.txt' }]);
         expect(res.status).to.equal(413);
         expect(res.body.error.name).to.equal('PayloadTooLargeError');
+        expect(res.body.error.details).to.include({ setting: 'UPLOAD_MAX_BYTES', limit: MAX });
+        expect(res.body.error.message).to.contain('UPLOAD_MAX_BYTES');
         await new Promise((r) => setTimeout(r, 50));
         await nothingAdded(before);
         expect(await mediaRows()).to.equal(rows);
