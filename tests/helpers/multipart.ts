@@ -16,12 +16,8 @@ export interface MultipartReply<T = any> {
   readonly headers: Headers;
 }
 
-/** Sends `fields` (each a JSON value, stringified) and `files` as multipart/form-data; `fetchImpl`: e.g. a TestApp's checking fetch; `token` as a bearer. */
-export async function sendForm<T = any>(url: string, method: string, fields: Record<string, unknown>, files: readonly FilePart[], fetchImpl: typeof fetch = fetch, token: string | null = null): Promise<MultipartReply<T>> {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
-  for (const f of files) form.append(f.part, new Blob([f.bytes], { type: f.type }), f.name);
-  const res = await fetchImpl(url, { method, body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+/** The answer's status, headers and body (JSON when it parses, else the text). */
+async function replyOf<T>(res: Response): Promise<MultipartReply<T>> {
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -30,6 +26,15 @@ export async function sendForm<T = any>(url: string, method: string, fields: Rec
     /* keep the text */
   }
   return { status: res.status, body: body as T, headers: res.headers };
+}
+
+/** Sends `fields` (each a JSON value, stringified) and `files` as multipart/form-data; `fetchImpl`: e.g. a TestApp's checking fetch; `token` as a bearer. */
+export async function sendForm<T = any>(url: string, method: string, fields: Record<string, unknown>, files: readonly FilePart[], fetchImpl: typeof fetch = fetch, token: string | null = null): Promise<MultipartReply<T>> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+  for (const f of files) form.append(f.part, new Blob([f.bytes], { type: f.type }), f.name);
+  const res = await fetchImpl(url, { method, body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return replyOf<T>(res);
 }
 
 /** One part of a hand-made multipart body: `type` and `filename` go into its headers only when given (curl's `-F 'data=…;type=…'`). */
@@ -51,14 +56,7 @@ export async function sendParts<T = any>(url: string, method: string, parts: rea
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}`, ...(token ? { authorization: `Bearer ${token}` } : {}) };
   const res = await fetchImpl(url, { method, body: Buffer.concat(chunks), headers });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    /* keep the text */
-  }
-  return { status: res.status, body: body as T, headers: res.headers };
+  return replyOf<T>(res);
 }
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
