@@ -15,6 +15,11 @@
  * The roles and permissions it creates are records (/api/role, /api/permission): each gets its
  * `record.create` in the seeding transaction, by the system (issue 15), as role:create's role does. A start
  * that creates nothing announces nothing.
+ *
+ * Every node seeds at its start. The seeding transaction holds the database lock `identity-seed`
+ * (Dialect.lockedTransaction, as the access-rules file's): two nodes starting at once on a fresh database
+ * take turns, and the second finds the roles, permissions and grants there and writes nothing (without it,
+ * both read "no role yet" and the second failed its start on the unique role name or permission).
  */
 import { withFolds } from '../../plugin-api';
 import { PERMISSION_ROLES } from '../../registry/types';
@@ -38,9 +43,9 @@ const SEEDED = 'seeded_permissions';
 const parseList = (v: unknown): Set<string> | null => (typeof v === 'string' ? new Set(v.split('\n').filter(Boolean)) : null);
 
 export async function seed(store: IdentityStore): Promise<void> {
-  const { db, registry } = store.deps;
+  const { db, registry, dialect } = store.deps;
   let appended = 0;
-  await db.transaction(async (trx) => {
+  await dialect.lockedTransaction(db, 'identity-seed', async (trx) => {
     const now = nowIso();
     const stamp = { created_at: now, updated_at: now };
     const haveRoles = new Set(((await trx(store.roles).select('name')) as { name: string }[]).map((r) => r.name));
