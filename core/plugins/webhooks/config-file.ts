@@ -1,6 +1,5 @@
 /**
- * Webhooks declared in git (WEBHOOK_CONFIG_FILE), synchronised at each start: a declared webhook is
- * created or updated by name (source `config`); a `config` webhook no longer in the file is deleted.
+ * Webhooks declared in git (WEBHOOK_CONFIG_FILE), applied at every start of every node as a diff:
  *
  *   webhooks:
  *     - name: search-index
@@ -9,16 +8,36 @@
  *       model: fee-type        # optional
  *       enabled: true          # optional, default true
  *       secretEnv: SEARCH_WEBHOOK_SECRET   # or `secret: whsec_…` (a Standard Webhooks secret)
+ *
+ * A declared webhook is identified by its name; what the file declares is its url, events, model, enabled
+ * and secret (the secret is the file's, never generated here: a webhook made through the API gets one made and
+ * shown once, a declared one carries the receiver's). The stored webhooks of the file (source `config`) are made
+ * to say what it says now (`planWebhookFile`), changing only what differs: one whose declared fields are the
+ * same is left alone (same id, same secret, same updatedAt: nothing written), one that differs is updated in
+ * place (id kept), a new name is inserted, a `config` webhook no longer declared is deleted. Webhooks made
+ * through the API (source `api`) are never read for the diff or touched; a name the file declares that an API
+ * webhook holds stops the start (the file would take it over, or be silently ignored). A `config` webhook
+ * changed or deleted through the API is put back at the next start (the file wins).
+ *
+ * Every change is a record change of `webhook`, announced in the same transaction as the record API's write
+ * would be (issue 15; actor null, the system, as seeding): `record.delete` of each dropped webhook (its record
+ * read before the delete), `record.update` of each changed one, `record.create` of each new one (their record
+ * read after), then `committed()` after the commit. As with the API's webhook writes, no webhook is sent these
+ * events (fanout.ts SILENT), but they reach the outbox and realtime, and they tell every node's webhook list
+ * (hook-cache.ts) that it changed. Two nodes starting at once: the transaction holds the database lock
+ * `webhook-config-file` (Dialect.lockedTransaction), so the second waits, then finds the work done and writes
+ * nothing (before, both wrote every webhook, and could conflict on the unique name).
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { withFolds } from '../../plugin-api';
+import type { Knex } from 'knex';
+import { withFolds, type NewEvent } from '../../plugin-api';
 import type { WebhooksConfig } from '../../../config/schema';
 import { webhookProblems } from './model-hooks';
 import { isSecret } from './signature';
-import type { WebhookStore } from './store';
+import { WEBHOOK, type Webhook, type WebhookStore } from './store';
 
-interface Declared {
+export interface Declared {
   readonly name: string;
   readonly url: string;
   readonly events: string[];
@@ -48,20 +67,108 @@ export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJ
   });
 }
 
-export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfig): Promise<void> {
-  if (!config.configFile) return;
-  const declared = readWebhookFile(config.configFile, config, process.env, (name) => store.isModel(name));
+/** What the diff did (logged at start). */
+export interface AppliedWebhookFile {
+  readonly declared: number;
+  readonly kept: number;
+  readonly created: number;
+  readonly updated: number;
+  readonly deleted: number;
+}
+
+export interface WebhookFilePlan {
+  /** Stored `config` webhooks that say what the file says: left alone. */
+  readonly keep: readonly number[];
+  /** Stored `config` webhooks of a declared name whose declared fields differ: updated in place. */
+  readonly update: readonly { readonly id: number; readonly hook: Declared }[];
+  /** Declared names no `config` webhook holds. */
+  readonly insert: readonly Declared[];
+  /** Stored `config` webhooks the file no longer names. */
+  readonly remove: readonly number[];
+}
+
+/** Whether a stored webhook says what `d` declares (name, url, events in their order, model, enabled, secret). */
+export function sameWebhook(stored: Webhook, d: Declared): boolean {
+  return (
+    stored.name === d.name &&
+    stored.url === d.url &&
+    JSON.stringify(stored.events) === JSON.stringify(d.events) &&
+    (stored.model ?? null) === (d.model ?? null) &&
+    stored.enabled === d.enabled &&
+    stored.secret === d.secret
+  );
+}
+
+/** The diff of the file against the stored `config` webhooks, by name (pure). */
+export function planWebhookFile(declared: readonly Declared[], stored: readonly Webhook[]): WebhookFilePlan {
+  const byName = new Map(stored.map((w) => [w.name, w]));
+  const keep: number[] = [];
+  const update: { id: number; hook: Declared }[] = [];
+  const insert: Declared[] = [];
+  for (const d of declared) {
+    const s = byName.get(d.name);
+    if (!s) insert.push(d);
+    else if (sameWebhook(s, d)) keep.push(s.id);
+    else update.push({ id: s.id, hook: d });
+  }
+  const names = new Set(declared.map((d) => d.name));
+  const remove = stored.filter((w) => !names.has(w.name)).map((w) => w.id).sort((a, b) => a - b);
+  return { keep, update, insert, remove };
+}
+
+/**
+ * Makes the `config` webhooks say what the file declares, as a diff (`planWebhookFile`), in one transaction
+ * holding the lock `webhook-config-file`; announces each change in it (actor null) and signals after the commit.
+ * Null without WEBHOOK_CONFIG_FILE.
+ */
+export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfig): Promise<AppliedWebhookFile | null> {
+  if (!config.configFile) return null;
+  const file = config.configFile;
+  const declared = readWebhookFile(file, config, process.env, (name) => store.isModel(name));
   const h = store.hooks;
   const c = (n: string): string => store.col(h, n);
-  const { db } = store.deps;
-  await db.transaction(async (trx) => {
+  const { db, dialect, events } = store.deps;
+  let appended = 0;
+  const announce = async (trx: Knex.Transaction, type: 'record.create' | 'record.update' | 'record.delete', ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<void> => {
+    if (!events || ids.length === 0) return;
+    const list: NewEvent[] = [];
+    for (const id of ids) list.push({ type, model: WEBHOOK, recordId: id, actor: null, record: before ? (before.get(id) ?? null) : await events.recordOf(trx, WEBHOOK, id) });
+    await events.append(trx, list);
+    appended += list.length;
+  };
+  const applied = await dialect.lockedTransaction(db, 'webhook-config-file', async (trx) => {
     const now = new Date().toISOString();
-    for (const w of declared) {
-      const values = { [c('url')]: w.url, [c('events')]: JSON.stringify(w.events), [c('model')]: w.model, [c('enabled')]: w.enabled, [c('secret')]: w.secret, [c('source')]: 'config', updated_at: now };
-      const existing = await store.hookByName(trx, w.name);
-      if (existing) await trx(h.table).where('id', existing.id).update(withFolds(h, values));
-      else await trx(h.table).insert(withFolds(h, { ...values, [c('name')]: w.name, created_at: now }));
+    const stored = await store.hooksOfSource(trx, 'config');
+    const plan = planWebhookFile(declared, stored);
+    if (plan.insert.length) {
+      // a declared name an API webhook holds: the file would take it over (or be ignored); neither, say so
+      // (not a `config` one: on MariaDB names compare without case, and one this diff deletes is no obstacle)
+      const taken = (await trx(h.table).whereIn(c('name'), plan.insert.map((d) => d.name)).where((q) => q.whereNot(c('source'), 'config').orWhereNull(c('source'))).select('id', `${c('name')} as name`)) as { id: number; name: string }[];
+      if (taken.length) {
+        throw new Error(`${file}: ${taken.map((t) => `webhook "${t.name}" (id ${t.id})`).join(', ')} was made through the API; the file does not take it over: rename the declared webhook, or delete the API one (DELETE /api/webhook/{id})`);
+      }
     }
-    await trx(h.table).where(c('source'), 'config').whereNotIn(c('name'), declared.length ? declared.map((w) => w.name) : ['']).delete();
+    // the rows it changes, locked (an API PATCH or DELETE of one of them waits: no lost or doubled change)
+    await dialect.lockRows(trx, h.table, [...plan.remove, ...plan.update.map((u) => u.id)]);
+    const values = (w: Declared): Record<string, unknown> => ({ [c('url')]: w.url, [c('events')]: JSON.stringify(w.events), [c('model')]: w.model, [c('enabled')]: w.enabled, [c('secret')]: w.secret, [c('source')]: 'config', updated_at: now });
+
+    if (plan.remove.length) {
+      const before = new Map<number, Record<string, unknown> | null>();
+      if (events) for (const id of plan.remove) before.set(id, await events.recordOf(trx, WEBHOOK, id));
+      await trx(h.table).whereIn('id', [...plan.remove]).delete();
+      await announce(trx, 'record.delete', plan.remove, before);
+    }
+    for (const { id, hook } of plan.update) await trx(h.table).where('id', id).update(withFolds(h, values(hook)));
+    await announce(trx, 'record.update', plan.update.map((u) => u.id));
+    const made: number[] = [];
+    for (const w of plan.insert) {
+      const res = await trx(h.table).insert(withFolds(h, { ...values(w), [c('name')]: w.name, created_at: now })).returning('id');
+      const [first] = res as ({ id: number } | number)[];
+      made.push(typeof first === 'object' ? Number(first.id) : Number(first));
+    }
+    await announce(trx, 'record.create', made);
+    return { declared: declared.length, kept: plan.keep.length, created: made.length, updated: plan.update.length, deleted: plan.remove.length };
   });
+  if (appended > 0) events?.committed();
+  return applied;
 }

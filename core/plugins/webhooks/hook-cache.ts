@@ -1,12 +1,13 @@
 /**
  * The enabled webhooks, kept in memory so that a write's fan-out costs no statement of its own (issue 17:
  * writes near their floor), yet as exact as a lookup in the write's transaction:
- * - every webhook change through the API appends a `webhook` event; the write's own outbox INSERT
+ * - every webhook change appends a `webhook` event (through the API, and the WEBHOOK_CONFIG_FILE diff a
+ *   starting process applies: config-file.ts); the write's own outbox INSERT
  *   returns the count and newest id of those events (`events.versionProbe('webhook')`, evaluated in that statement: on
  *   any node, a committed change is seen as a lookup would see it) and a different answer reloads;
  * - on this node, a transaction writing a webhook turns the cache off until it ends, and its end
  *   (commit or rollback) empties it;
- * - a change without an event (a process starting syncs WEBHOOK_CONFIG_FILE) applies within `maxAgeMs`
+ * - a change without an event (a webhook row written by hand in SQL) applies within `maxAgeMs`
  *   (EVENTS_POLL_INTERVAL), the list's longest life.
  */
 import type { Knex } from 'knex';

@@ -66,7 +66,12 @@ export function webhooks(): Plugin {
     // Every process (boot.ts): the fan-out, so that an event appended by the CLI gets its deliveries too.
     events: (deps) => void join(deps, deps.events),
     hooks: (deps) => webhookModelHooks(storeOf(deps), deps.config.webhooks, () => joined.forEach((j) => j.dispatcher?.look())),
-    bootstrap: async (deps) => syncWebhookFile(storeOf(deps), deps.config.webhooks),
+    // The file's changes are announced (`webhook` events): every node's webhook list (hook-cache.ts) sees them
+    // at its next write, through the events' version probe; this node's at once (the fan-out's writingIn).
+    bootstrap: async (deps) => {
+      const applied = await syncWebhookFile(storeOf(deps), deps.config.webhooks);
+      if (applied && applied.created + applied.updated + applied.deleted > 0) deps.log.info({ file: deps.config.webhooks.configFile, ...applied }, 'webhook file applied');
+    },
     // Called once per server (createApp): this node's dispatcher starts, and its writes hand their deliveries to it.
     routes: (_router, deps) => {
       const { events } = deps;

@@ -135,6 +135,12 @@ export class WebhookStore {
     return new Map(rows.map((r) => [Number(r.id), this.toHook(r)]));
   }
 
+  /** The webhooks of `source` (`api`: made through the API; `config`: declared in WEBHOOK_CONFIG_FILE), by id. */
+  async hooksOfSource(db: Db, source: 'api' | 'config'): Promise<Webhook[]> {
+    const rows = (await db(this.hooks.table).where(this.col(this.hooks, 'source'), source).orderBy('id')) as Record<string, unknown>[];
+    return rows.map((r) => this.toHook(r));
+  }
+
   async hookByName(db: Db, name: string): Promise<(Webhook & { source: string }) | undefined> {
     const r = (await db(this.hooks.table).where(this.col(this.hooks, 'name'), name).first()) as Record<string, unknown> | undefined;
     return r && { ...this.toHook(r), source: String(r[this.col(this.hooks, 'source')]) };
