@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const deps = boot(config, enabledPlugins(), createLogger(config, true));
   const { log } = deps;
   try {
-    const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive, defaultLocale: config.locales.defaultLocale });
+    const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive, defaultLocale: config.locales.defaultLocale, dialect: deps.dialect });
     if (made) log.info({ file: made.file, changes: made.changes }, 'wrote a migration for the registry change');
     if (applied.length) log.info({ applied }, 'migrations applied');
     for (const p of deps.plugins) await p.bootstrap?.(deps);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import type { Registry } from '../core/registry/types';
+import type { Dialect } from './dialects/dialect';
 import { desiredSchema } from './schema/desired';
 import { diffSchemas, snapshotOf } from './schema/diff';
 import { describeOp, toMigrationSource } from './schema/to-migration';
@@ -96,7 +97,21 @@ export async function migrationStatus(db: Knex, dir: string): Promise<MigrationS
  * The start-up loop: apply pending migrations; with `autoMigrate` (outside production) first write one
  * for a registry change, so an editor's loop is "edit YAML, restart".
  */
-export async function prepareSchema(db: Knex, registry: Registry, opts: { dir: string; autoMigrate: boolean; allowDestructive: boolean; defaultLocale?: string }): Promise<{ made: MadeMigration | null; applied: string[] }> {
+/** The lock nodes (and the CLI's migrate:latest) take while they bring the schema up to date. */
+export const SCHEMA_LOCK = 'schema';
+
+export interface PrepareOptions {
+  readonly dir: string;
+  readonly autoMigrate: boolean;
+  readonly allowDestructive: boolean;
+  readonly defaultLocale?: string;
+  /** Given: the work runs under the database's schema lock (several nodes may start at once). */
+  readonly dialect?: Dialect;
+}
+
+export async function prepareSchema(db: Knex, registry: Registry, opts: PrepareOptions): Promise<{ made: MadeMigration | null; applied: string[] }> {
+  // Nodes starting together take turns (Dialect.lockedSession): the others wait, then find nothing to apply.
+  if (opts.dialect) return opts.dialect.lockedSession(db, SCHEMA_LOCK, () => prepareSchema(db, registry, { ...opts, dialect: undefined }));
   let made: MadeMigration | null = null;
   if (opts.autoMigrate) made = makeMigration(registry, opts.dir, 'auto', opts.allowDestructive, new Date(), opts.defaultLocale);
   const applied = await migrateLatest(db, opts.dir);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { makeMigration, migrateLatest, migrateRollback, migrationStatus } from '../../database/migrate';
+import { SCHEMA_LOCK, makeMigration, migrateLatest, migrateRollback, migrationStatus } from '../../database/migrate';
 import { cliDeps } from '../boot';
 
 export function registerMigrate(program: Command): void {
@@ -18,8 +18,9 @@ export function registerMigrate(program: Command): void {
     .command('migrate:latest')
     .description('apply every pending migration')
     .action(async () => {
-      const { db, config } = cliDeps();
-      const applied = await migrateLatest(db, config.migrationsDir);
+      const { db, dialect, config } = cliDeps();
+      // under the schema lock, as a starting node applies them: the two never migrate at once
+      const applied = await dialect.lockedSession(db, SCHEMA_LOCK, () => migrateLatest(db, config.migrationsDir));
       console.log(applied.length ? `applied:\n${applied.map((f) => `  ${f}`).join('\n')}` : 'already up to date');
     });
   program

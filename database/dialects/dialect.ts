@@ -1,5 +1,5 @@
 /** Everything that differs between SQLite, PostgreSQL and MariaDB/MySQL, behind one interface (DESIGN habit 7). */
-import type { Knex } from 'knex';
+import knex, { type Knex } from 'knex';
 import type { BucketFormat, BucketZone, Granularity } from '../../core/query/group-vocabulary';
 
 /** A driver error, classified; records/db-errors.ts turns it into an AppError with field names. */
@@ -129,6 +129,16 @@ export interface Dialect {
    * SQLite: a plain transaction (BEGIN IMMEDIATE: one writer at a time).
    */
   lockedTransaction<T>(db: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` (which uses `db` as it likes: DDL, several transactions) while this process holds the lock
+   * `name` of the database, on a connection of its own beside `db`'s pool: the same call in another process
+   * waits (at most SESSION_LOCK_WAIT_S) until `work` has ended, and a process that dies lets go of it. For
+   * what nodes starting together must not do at once: applying migrations (knex's own lock table lets a
+   * second node fail instead of waiting, and is not there yet on an empty database). PostgreSQL:
+   * `pg_advisory_lock` (per schema); MySQL/MariaDB: `GET_LOCK` (per database); SQLite: `BEGIN IMMEDIATE` on
+   * a lock file beside the database file (`<file>.<name>.lock`; none for an in-memory database).
+   */
+  lockedSession<T>(db: Knex, name: string, work: () => Promise<T>): Promise<T>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -156,6 +166,29 @@ export interface Dialect {
 
 /** How long a MySQL/MariaDB `lockedTransaction` waits for its lock (seconds) before it fails. */
 export const LOCKED_TRANSACTION_WAIT_S = 60;
+/** How long a `lockedSession` waits for its lock (seconds) before it fails: a long migration elsewhere. */
+export const SESSION_LOCK_WAIT_S = 600;
+
+/**
+ * Runs `fn` on one connection of a pool of its own, made from `db`'s configuration (`connection`: settings
+ * replaced on it), and closes that pool after: a lock held there is not taken from `db`'s pool, which the
+ * locked work uses, and ends with the connection if the process dies.
+ */
+export async function onOwnConnection<T>(db: Knex, connection: Record<string, unknown>, fn: (own: Knex, conn: unknown) => Promise<T>): Promise<T> {
+  const config = db.client.config as Knex.Config;
+  const own = knex({ client: config.client, connection: { ...(config.connection as object), ...connection }, searchPath: config.searchPath, useNullAsDefault: config.useNullAsDefault, pool: { min: 0, max: 1 } });
+  try {
+    const client = own.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<unknown> };
+    const conn = await client.acquireConnection();
+    try {
+      return await fn(own, conn);
+    } finally {
+      await client.releaseConnection(conn);
+    }
+  } finally {
+    await own.destroy();
+  }
+}
 
 /** `%`, `_` and `\` escaped for a LIKE pattern with `ESCAPE '\'`. */
 export function escapeLike(value: string): string {

@@ -4,7 +4,7 @@
  * PostgreSQL ("C") do; `…i` operators go through the `__fold` shadow columns like everywhere.
  */
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, likePattern, lockRowsWith } from './dialect';
+import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, SESSION_LOCK_WAIT_S, likePattern, lockRowsWith, onOwnConnection } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { mysqlDates } from './mysql-dates';
 
@@ -98,6 +98,18 @@ export const mysqlDialect: Dialect = {
     } finally {
       await client.releaseConnection(conn);
     }
+  },
+  lockedSession(db, name, work) {
+    const lock = "CONCAT('ris:', SHA1(CONCAT(IFNULL(DATABASE(), ''), ':', ?)))";
+    return onOwnConnection(db, {}, async (own, conn) => {
+      const [rows] = (await own.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [name, SESSION_LOCK_WAIT_S]).connection(conn)) as [Row[]];
+      if (Number(rows[0]?.got) !== 1) throw new Error(`waited ${SESSION_LOCK_WAIT_S} s for the database lock "${name}" (another node holds it)`);
+      try {
+        return await work();
+      } finally {
+        await own.raw(`SELECT RELEASE_LOCK(${lock})`, [name]).connection(conn).catch(() => undefined);
+      }
+    });
   },
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, nullsSpelledOut, withReturning } from './dialect';
+import { type Dialect, type DbFault, SESSION_LOCK_WAIT_S, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, nullsSpelledOut, onOwnConnection, withReturning } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { postgresDates } from './postgres-dates';
 
@@ -77,6 +77,20 @@ export const postgresDialect: Dialect = {
     return db.transaction(async (trx) => {
       await trx.raw("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':' || ?))", [`ris:${name}`]);
       return work(trx);
+    });
+  },
+  lockedSession(db, name, work) {
+    // no statement or client timeout on the lock's own connection: it waits for another node's migrations
+    return onOwnConnection(db, { statement_timeout: 0, query_timeout: undefined }, async (own, conn) => {
+      const searchPath = (db.client.config as Knex.Config).searchPath;
+      const key = `ris:${[searchPath ?? []].flat()[0] ?? ''}:${name}`;
+      await own.raw(`SET lock_timeout = '${SESSION_LOCK_WAIT_S}s'`).connection(conn);
+      await own.raw('SELECT pg_advisory_lock(hashtext(?))', [key]).connection(conn);
+      try {
+        return await work();
+      } finally {
+        await own.raw('SELECT pg_advisory_unlock(hashtext(?))', [key]).connection(conn).catch(() => undefined);
+      }
     });
   },
   name: 'postgres',

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, withReturning } from './dialect';
+import { type Dialect, type DbFault, SESSION_LOCK_WAIT_S, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, onOwnConnection, withReturning } from './dialect';
 import { sqliteDates } from './sqlite-dates';
 
 function errCode(err: unknown): string | undefined {
@@ -32,6 +32,21 @@ export const sqliteDialect: Dialect = {
   lockRows: async () => undefined,
   // BEGIN IMMEDIATE (sqlite-client.ts) takes the write lock at once: a second writer waits for the first's end.
   lockedTransaction: (db, _name, work) => db.transaction(work),
+  async lockedSession(db, name, work) {
+    // Another process may use the same file: its write lock, held on a lock file of its own, is the mutex
+    // (a file lock: the system lets go of it when the process dies).
+    const { filename } = (db.client.config as Knex.Config).connection as { filename: string };
+    if (filename === ':memory:' || filename === '') return work();
+    return onOwnConnection(db, { filename: `${filename}.${name}.lock` }, async (own, conn) => {
+      await own.raw(`PRAGMA busy_timeout = ${SESSION_LOCK_WAIT_S * 1000}`).connection(conn);
+      await own.raw('BEGIN IMMEDIATE').connection(conn);
+      try {
+        return await work();
+      } finally {
+        await own.raw('ROLLBACK').connection(conn).catch(() => undefined);
+      }
+    });
+  },
   rawRows,
   claimRows: claimWithReturning(false, rawRows),
   name: 'sqlite',
