@@ -25,19 +25,22 @@ export class WriteConflictError extends AppError {
 }
 /**
  * 503 with `Retry-After: 1`: every pooled database connection stayed in use (by other requests' work on
- * a live database) for the acquire bound. Nothing of the request ran; the database is fine. Not a
+ * a live database) for the acquire bound, or SQLite's write lock stayed taken past busy_timeout (another
+ * process's write). Nothing of the request was written; the database is fine. Not a
  * ServiceUnavailableError: the caller gate does not take it for an outage.
  */
 export class ServiceBusyError extends AppError {
   readonly status = 503;
-  constructor(poolMax: number) {
-    super(`the service is busy: all ${poolMax} database connections are in use (setting DATABASE_POOL_MAX); nothing was done: try again shortly`, {
-      reason: 'busy',
-      limit: 'databaseConnections',
-      setting: 'DATABASE_POOL_MAX',
-      retryable: true,
-      retryAfterSeconds: 1,
-    });
+  /** `poolMax`: the pool's size (PostgreSQL, MariaDB); null: SQLite's write lock stayed taken. */
+  constructor(poolMax: number | null) {
+    super(
+      poolMax === null
+        ? 'the service is busy: the database stayed locked by other writes (SQLite writes one at a time); nothing was done: try again shortly'
+        : `the service is busy: all ${poolMax} database connections are in use (setting DATABASE_POOL_MAX); nothing was done: try again shortly`,
+      poolMax === null
+        ? { reason: 'busy', retryable: true, retryAfterSeconds: 1 }
+        : { reason: 'busy', limit: 'databaseConnections', setting: 'DATABASE_POOL_MAX', retryable: true, retryAfterSeconds: 1 },
+    );
   }
 }
 /** A statement the database stopped at the per-query time limit (QUERY_TIMEOUT): the query, not the database, is the problem. */

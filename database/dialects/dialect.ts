@@ -10,8 +10,11 @@ export type DbFault =
   /** A data error (a value out of the column's range, text the database cannot hold): `detail` is the driver's text, for logs only. */
   | { readonly kind: 'invalidValue'; readonly detail: string }
   | { readonly kind: 'unavailable'; readonly message: string }
-  /** Every pooled connection stayed in use by work on a live server (database/pool-busy.ts): 503 ServiceBusyError. */
-  | { readonly kind: 'busy'; readonly poolMax: number }
+  /**
+   * Every pooled connection stayed in use by work on a live server (database/pool-busy.ts; `poolMax`: its
+   * size), or SQLite's write lock stayed taken (`poolMax` null): 503 ServiceBusyError.
+   */
+  | { readonly kind: 'busy'; readonly poolMax: number | null }
   /**
    * The database rolled the transaction back because of other transactions: a deadlock, a serialization
    * failure, a lock wait past its limit. Nothing was written; a retry will do (→ 503 WriteConflictError).

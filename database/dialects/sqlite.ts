@@ -86,12 +86,11 @@ export const sqliteDialect: Dialect = {
     }
     // sqlite-interrupt.ts stopped the statement at QUERY_TIMEOUT (nothing else interrupts this connection).
     if (code === 'SQLITE_INTERRUPT') return { kind: 'timeout' };
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') {
-      return { kind: 'unavailable', message: 'the database is busy or unavailable' };
-    }
-    if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'KnexTimeoutError') {
-      return { kind: 'unavailable', message: 'the database is busy or unavailable' };
-    }
+    // Busy, not lost: the write lock another process (or a long write here) holds past busy_timeout, or a
+    // connection of this process's own not had in time. The file itself is fine.
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return { kind: 'busy', poolMax: null };
+    if (typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'KnexTimeoutError') return { kind: 'busy', poolMax: null };
+    if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') return { kind: 'unavailable', message: 'the database is unavailable' };
     if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_RANGE' || code === 'SQLITE_MISMATCH') return { kind: 'invalidValue', detail: `${code}: ${message}` };
     return null;
   },

@@ -103,13 +103,35 @@ for (const dialect of POOLED) {
 }
 
 if (DIALECTS.includes('sqlite')) {
-  describe('SQLite: /health/ready answers from a reader while a long write holds the writer [sqlite]', function () {
+  describe('SQLite: a long write elsewhere: writes answer busy, /health/ready answers from a reader [sqlite]', function () {
     this.timeout(30_000);
     let app: TestApp;
     before(async () => {
       app = await startTestApp('sqlite');
     });
     after(async () => app?.close());
+
+    it('a write that waits past busy_timeout for a lock another process holds answers 503 ServiceBusyError; reads go on; then it writes', async () => {
+      const file = app.env.DATABASE_URL.replace(/^sqlite:/, '');
+      const other: Knex = knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true, pool: { min: 1, max: 1 } });
+      try {
+        await other.raw('BEGIN IMMEDIATE');
+        const read = await app.http.get('/api/fee-type?limit=1');
+        expect(read.status, 'a reader reads beside the lock').to.equal(200);
+        const refused = await app.http.post('/api/fee-type', { feeType: 'while locked' });
+        expect(refused.status, refused.text).to.equal(503);
+        expect(refused.body.error.name).to.equal('ServiceBusyError');
+        expect(refused.body.error.message).to.contain('busy').and.not.contain('unavailable');
+        expect(refused.body.error.details).to.include({ reason: 'busy', retryable: true });
+        expect(refused.headers.get('retry-after')).to.equal('1');
+      } finally {
+        await other.raw('ROLLBACK').catch(() => undefined);
+        await other.destroy();
+      }
+      const written = await app.http.post('/api/fee-type', { feeType: 'after the lock' });
+      expect(written.status, written.text).to.equal(200);
+      expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=while locked')).body.records, 'nothing of the refused write').to.deep.equal([]);
+    });
 
     it('200 within its second while the one writing connection is held', async () => {
       const trx = await app.deps.db.transaction();
