@@ -54,11 +54,22 @@ export interface ModelView {
   readonly query: CheckedQuery | null;
   /** Identifies `query` across streams: streams with the same key share one SQL check per event. */
   readonly key: string;
+  /**
+   * With a row rule: `query` that also asks the row to be the version an event carries (its `updatedAt`).
+   * The check reads the row as it is at send time; a record that left the rule and came back since its
+   * event would otherwise let that event (the record outside the rule) through. A row changed since has a
+   * later event of its own, checked in its turn. Null without a rule (a stream's own filters keep reading
+   * the row as it is: no secret is at stake).
+   */
+  readonly pinned: ((updatedAt: string) => CheckedQuery) | null;
   /** Attributes the caller may read (null: all but private ones). */
   readonly fields: ReadonlySet<string> | null;
   /** Not allowed because the filter does not check against the model as the caller may read it (connect: 400, not 403). */
   readonly badFilter?: boolean;
 }
+
+/** Versions of a record whose pinned check (ModelView.pinned) one view keeps. */
+const PINNED_KEPT = 64;
 
 /** A rule's JSON leaves as the query string carries them (text), so parseFilters reads them as it reads `filters`. */
 function asQueryValues(v: unknown): unknown {
@@ -126,7 +137,7 @@ export class StreamAccess {
   }
 
   private async viewOf(actor: Actor | null, model: ContentType, rules: RuleView | null): Promise<ModelView> {
-    const denied: ModelView = { allowed: false, query: null, key: '', fields: null };
+    const denied: ModelView = { allowed: false, query: null, key: '', fields: null, pinned: null };
     if (this.authorizer && !(await this.authorizer.can(actor, model.name, 'find'))) return denied;
     // A draft-enabled model's record events carry its working copy (issue 14): drafts, for findDrafts holders only.
     if (hasDrafts(model) && this.authorizer && !(await this.authorizer.can(actor, model.name, 'findDrafts'))) return denied;
@@ -159,7 +170,22 @@ export class StreamAccess {
       }
     }
     const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null, drafts]) : '';
-    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null };
+    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: rule && filter ? this.pinnedQueries(model, filter) : null };
+  }
+
+  /** `filter` and "the row is the version with this updatedAt", checked once per version (a few kept). */
+  private pinnedQueries(model: ContentType, filter: FilterNode): (updatedAt: string) => CheckedQuery {
+    const made = new Map<string, CheckedQuery>();
+    return (updatedAt) => {
+      let q = made.get(updatedAt);
+      if (!q) {
+        // the filter passed the check against the fields the caller may read; the version is the server's condition
+        q = this.check(this.inView(model), emptyListQuery('inclusive', both(filter, parseFilters({ updatedAt: { $eq: updatedAt } }, 'rule'))), versionOf(model));
+        if (made.size >= PINNED_KEPT) made.delete(made.keys().next().value as string);
+        made.set(updatedAt, q);
+      }
+      return q;
+    };
   }
 
   /** `model` as its stream's filter reads it (versionOf): from the published view of the registry, or as it is. */

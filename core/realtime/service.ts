@@ -219,7 +219,9 @@ export class Realtime {
       const view = access.view(e.model);
       if (!view?.allowed || !isOpen()) return null;
       if (view.query) {
-        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, view.query, e.recordId, isOpen, key))) return null;
+        const version = view.pinned && typeof e.record?.updatedAt === 'string' ? e.record.updatedAt : null;
+        const query = version && view.pinned ? view.pinned(version) : view.query;
+        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, query, e.recordId, isOpen, key))) return null;
         if (!isOpen()) return null;
       }
       const record = access.shown(e.model, view, e.record);

@@ -453,5 +453,21 @@ for (const dialect of DIALECTS) {
       expect(record).to.include({ id: ids['Ruled A'], feeType: 'Ruled A' });
       expect(record).not.to.have.property('latePaymentFees');
     });
+
+    it('a record that left the rule and came back since its event: that event (the record outside the rule) never reaches the ruled caller', async () => {
+      const u = await app.createUser({ roles: ['ruled'] });
+      const from = await app.deps.events.latestId();
+      const id = (await app.http.post('/api/fee-type', { feeType: 'Ruled C' })).body.data.id as number;
+      expect((await app.http.patch(`/api/fee-type/${id}`, { feeType: 'Secret C' })).status).to.equal(200);
+      expect((await app.http.patch(`/api/fee-type/${id}`, { feeType: 'Ruled C2' })).status).to.equal(200);
+      // resumed after the three writes: every event is checked against the row as it is now (back in the rule)
+      const c = await openSse(`${app.url}/api/realtime?models=fee-type`, { Authorization: `Bearer ${u.accessToken}`, 'Last-Event-ID': String(from) });
+      open.push(c);
+      expect(c.status).to.equal(200);
+      await c.waitFor((e) => dataOf(e).recordId === id && dataOf(e).record.feeType === 'Ruled C2');
+      await sleep(200);
+      const mine = c.events.filter((e) => dataOf(e).recordId === id).map((e) => dataOf(e).record.feeType);
+      expect(mine, 'no version outside the rule; earlier versions in it are passed over for the one the row holds').to.deep.equal(['Ruled C2']);
+    });
   });
 }
