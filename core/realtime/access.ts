@@ -68,8 +68,9 @@ export interface ModelView {
   readonly badFilter?: boolean;
 }
 
-/** Versions of a record whose pinned check (ModelView.pinned) one view keeps. */
-const PINNED_KEPT = 64;
+/** Pinned checks (ModelView.pinned) kept per registry: one per filter key and record version. */
+const PINNED_KEPT = 1_000;
+const pinnedByRegistry = new WeakMap<Registry, Map<string, CheckedQuery>>();
 
 /** A rule's JSON leaves as the query string carries them (text), so parseFilters reads them as it reads `filters`. */
 function asQueryValues(v: unknown): unknown {
@@ -170,19 +171,25 @@ export class StreamAccess {
       }
     }
     const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null, drafts]) : '';
-    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: rule && filter ? this.pinnedQueries(model, filter) : null };
+    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: rule && filter ? this.pinnedQueries(model, filter, key) : null };
   }
 
-  /** `filter` and "the row is the version with this updatedAt", checked once per version (a few kept). */
-  private pinnedQueries(model: ContentType, filter: FilterNode): (updatedAt: string) => CheckedQuery {
-    const made = new Map<string, CheckedQuery>();
+  /**
+   * `filter` and "the row is the version with this updatedAt", checked once per version for every stream
+   * with the same `key` (the same filter and rule: the key the SQL checks are shared by), a few kept.
+   */
+  private pinnedQueries(model: ContentType, filter: FilterNode, key: string): (updatedAt: string) => CheckedQuery {
+    let made = pinnedByRegistry.get(this.registry);
+    if (!made) pinnedByRegistry.set(this.registry, (made = new Map()));
+    const kept = made;
     return (updatedAt) => {
-      let q = made.get(updatedAt);
+      const at = `${key}\u0000${updatedAt}`;
+      let q = kept.get(at);
       if (!q) {
         // the filter passed the check against the fields the caller may read; the version is the server's condition
         q = this.check(this.inView(model), emptyListQuery('inclusive', both(filter, parseFilters({ updatedAt: { $eq: updatedAt } }, 'rule'))), versionOf(model));
-        if (made.size >= PINNED_KEPT) made.delete(made.keys().next().value as string);
-        made.set(updatedAt, q);
+        if (kept.size >= PINNED_KEPT) kept.delete(kept.keys().next().value as string);
+        kept.set(at, q);
       }
       return q;
     };
