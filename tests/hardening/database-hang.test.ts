@@ -175,7 +175,9 @@ for (const kind of KINDS) describe(`database hung under load [${kind.name}, ${ki
     expect(startedHung.length, 'requests answered while hung').to.be.greaterThan(20);
     expect(startedHung.every((o) => o.status === 503), 'every request started and answered while hung is 503').to.equal(true);
     expect(msMax, `no request took ${HANG_ANSWER_MS} ms or more`).to.be.below(HANG_ANSWER_MS);
-    expect(readyHung.length, 'readiness probes while hung (each takes its 1 s bound)').to.be.at.least(3);
+    // Probes run one after another, 100 ms apart, each taking its 1 s bound while hung: the one in flight
+    // at the freeze ends up to a second into the 4 s hang, so 2 or 3 fit wholly inside it (CI saw 2).
+    expect(readyHung.length, 'readiness probes while hung (each takes its 1 s bound)').to.be.at.least(2);
     expect(readyHung.every((r) => r.status === 503 && r.ms < 1100), '/health/ready says 503 within a second while hung').to.equal(true);
     expect(recoveredAt, 'recovered without a restart').to.be.greaterThan(0);
     expect(ready.filter((r) => r.phase === 'recovered').every((r) => r.status === 200), '/health/ready 200 after recovery').to.equal(true);
