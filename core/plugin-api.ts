@@ -20,6 +20,8 @@ export type { EventPipeline } from './events/pipeline';
 export { eventActor } from './events/pipeline';
 export type { NewEvent, StoredEvent, EventActor } from './events/types';
 export { pruneInBatches, type PruneStep } from './events/prune';
+export { announce, deleteAnnounced, type SystemChange } from './events/announce';
+export { insertedId } from './records/inserted-id';
 
 /** Lifecycle hooks (issue 15; core/hooks/README.md). */
 export type { LifecycleHooks, BeforeContext, AfterContext } from './hooks/types';

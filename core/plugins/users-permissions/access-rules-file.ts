@@ -25,8 +25,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AppError } from '../../errors/app-error';
-import { withFolds } from '../../plugin-api';
-import { announce } from './announce';
+import { announce, deleteAnnounced, withFolds } from '../../plugin-api';
 import { type AccessRuleStore, checkRuleInput } from './access-rules';
 import type { IdentityStore } from './store';
 import { insertedId, nowIso } from './util';
@@ -215,12 +214,7 @@ export async function applyAccessRulesFile(store: IdentityStore, rules: AccessRu
     // The rows it changes, locked (an API PATCH or DELETE of one of them waits: no lost or doubled change).
     await dialect.lockRows(trx, rules.table, [...plan.remove, ...plan.update.map((u) => u.id)]);
 
-    if (plan.remove.length) {
-      const before = new Map<number, Record<string, unknown> | null>();
-      if (events) for (const id of plan.remove) before.set(id, await events.recordOf(trx, model, id));
-      await trx(rules.table).whereIn('id', [...plan.remove]).del();
-      appended += await announce(events, trx, 'record.delete', model, plan.remove, before);
-    }
+    appended += await deleteAnnounced(events, trx, rules.table, model, plan.remove);
     for (const { id, rule: r } of plan.update) {
       const { created_at: _created, ...row } = rules.row(r.roleId, r.action, r.where, r.fields, 'file', now, r.description);
       await trx(rules.table).where('id', id).update({ ...row, [rules.apiTokenColumn]: null });

@@ -6,8 +6,7 @@
  */
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
-import { withFolds } from '../../plugin-api';
-import { announce } from './announce';
+import { announce, deleteAnnounced, withFolds } from '../../plugin-api';
 import { checkRuleInput } from './access-rules';
 import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
 import { passwordProblems } from './passwords';
@@ -150,11 +149,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
         if (rt.store.deps.dialect.rowLocks) found.forUpdate(); // deleted once, announced once (SQLite: one writer anyway)
         const ids = ((await found) as { id: unknown }[]).map((r) => Number(r.id));
         if (ids.length === 0) return 0;
-        const events = rt.store.deps.events;
-        const before = new Map<number, Record<string, unknown> | null>();
-        if (events) for (const id of ids) before.set(id, await events.recordOf(trx, rt.accessRules.model.name, id));
-        await trx(rt.accessRules.table).whereIn('id', ids).del();
-        await announce(rt.store.deps.events, trx, 'record.delete', rt.accessRules.model.name, ids, before);
+        await deleteAnnounced(rt.store.deps.events, trx, rt.accessRules.table, rt.accessRules.model.name, ids);
         return ids.length;
       });
       if (rules > 0) rt.store.deps.events?.committed();

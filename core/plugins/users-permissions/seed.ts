@@ -21,9 +21,8 @@
  * take turns, and the second finds the roles, permissions and grants there and writes nothing (without it,
  * both read "no role yet" and the second failed its start on the unique role name or permission).
  */
-import { withFolds } from '../../plugin-api';
+import { announce, withFolds } from '../../plugin-api';
 import { PERMISSION_ROLES } from '../../registry/types';
-import { announce } from './announce';
 import type { Db, IdentityStore } from './store';
 import { nowIso } from './util';
 

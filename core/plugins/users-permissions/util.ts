@@ -1,11 +1,7 @@
 /** Small pure helpers shared by the identity plugin. */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-/** The id an INSERT … RETURNING id answers: an object on PostgreSQL and SQLite, a number on MariaDB. */
-export const insertedId = (rows: unknown): number => {
-  const [first] = rows as ({ id: number } | number)[];
-  return typeof first === 'object' ? Number(first.id) : Number(first);
-};
+export { insertedId } from '../../plugin-api';
 
 export const nowIso = (d: Date = new Date()): string => d.toISOString();
 export const later = (seconds: number, from: Date = new Date()): string => new Date(from.getTime() + seconds * 1000).toISOString();

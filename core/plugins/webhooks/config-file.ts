@@ -30,8 +30,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { Knex } from 'knex';
-import { withFolds, type NewEvent } from '../../plugin-api';
+import { announce, deleteAnnounced, insertedId, withFolds } from '../../plugin-api';
 import type { WebhooksConfig } from '../../../config/schema';
 import { webhookProblems } from './model-hooks';
 import { isSecret } from './signature';
@@ -129,13 +128,6 @@ export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfi
   const c = (n: string): string => store.col(h, n);
   const { db, dialect, events } = store.deps;
   let appended = 0;
-  const announce = async (trx: Knex.Transaction, type: 'record.create' | 'record.update' | 'record.delete', ids: readonly number[], before?: ReadonlyMap<number, Record<string, unknown> | null>): Promise<void> => {
-    if (!events || ids.length === 0) return;
-    const list: NewEvent[] = [];
-    for (const id of ids) list.push({ type, model: WEBHOOK, recordId: id, actor: null, record: before ? (before.get(id) ?? null) : await events.recordOf(trx, WEBHOOK, id) });
-    await events.append(trx, list);
-    appended += list.length;
-  };
   const applied = await dialect.lockedTransaction(db, 'webhook-config-file', async (trx) => {
     const now = new Date().toISOString();
     const stored = await store.hooksOfSource(trx, 'config');
@@ -152,21 +144,12 @@ export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfi
     await dialect.lockRows(trx, h.table, [...plan.remove, ...plan.update.map((u) => u.id)]);
     const values = (w: Declared): Record<string, unknown> => ({ [c('url')]: w.url, [c('events')]: JSON.stringify(w.events), [c('model')]: w.model, [c('enabled')]: w.enabled, [c('secret')]: w.secret, [c('source')]: 'config', updated_at: now });
 
-    if (plan.remove.length) {
-      const before = new Map<number, Record<string, unknown> | null>();
-      if (events) for (const id of plan.remove) before.set(id, await events.recordOf(trx, WEBHOOK, id));
-      await trx(h.table).whereIn('id', [...plan.remove]).delete();
-      await announce(trx, 'record.delete', plan.remove, before);
-    }
+    appended += await deleteAnnounced(events, trx, h.table, WEBHOOK, plan.remove);
     for (const { id, hook } of plan.update) await trx(h.table).where('id', id).update(withFolds(h, values(hook)));
-    await announce(trx, 'record.update', plan.update.map((u) => u.id));
+    appended += await announce(events, trx, 'record.update', WEBHOOK, plan.update.map((u) => u.id));
     const made: number[] = [];
-    for (const w of plan.insert) {
-      const res = await trx(h.table).insert(withFolds(h, { ...values(w), [c('name')]: w.name, created_at: now })).returning('id');
-      const [first] = res as ({ id: number } | number)[];
-      made.push(typeof first === 'object' ? Number(first.id) : Number(first));
-    }
-    await announce(trx, 'record.create', made);
+    for (const w of plan.insert) made.push(insertedId(await trx(h.table).insert(withFolds(h, { ...values(w), [c('name')]: w.name, created_at: now })).returning('id')));
+    appended += await announce(events, trx, 'record.create', WEBHOOK, made);
     return { declared: declared.length, kept: plan.keep.length, created: made.length, updated: plan.update.length, deleted: plan.remove.length };
   });
   if (appended > 0) events?.committed();
