@@ -73,43 +73,44 @@ const INVALID_ERRNOS = new Set([4025, 3140]);
 
 type Row = Record<string, unknown>;
 
+/**
+ * Runs `work` while session `conn` of `db` holds the named lock `name` (waiting at most `waitS`), released
+ * after. A named lock is the server's (every database's) and the session's: the database's name in it keeps
+ * deployments apart (at most 64 characters: hashed). A broken connection has lost its lock already.
+ */
+async function holdingNamedLock<T>(db: Knex, conn: unknown, name: string, waitS: number, work: () => Promise<T>): Promise<T> {
+  const lock = "CONCAT('ris:', SHA1(CONCAT(IFNULL(DATABASE(), ''), ':', ?)))";
+  const [rows] = (await db.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [name, waitS]).connection(conn)) as [Row[]];
+  if (Number(rows[0]?.got) !== 1) throw new Error(`waited ${waitS} s for the database lock "${name}" (another node holds it)`);
+  try {
+    return await work();
+  } finally {
+    await db.raw(`SELECT RELEASE_LOCK(${lock})`, [name]).connection(conn).catch(() => undefined);
+  }
+}
+
 export const mysqlDialect: Dialect = {
   ...mysqlDates,
   rowLocks: true,
   freshInsertReturning: false,
   lockRows: lockRowsWith('FOR UPDATE'),
-  async lockedTransaction(db, name, work) {
-    // A named lock is the server's (every database's) and the session's: the database's name in it keeps
-    // deployments apart (at most 64 characters: hashed); taken before BEGIN on the connection the transaction
-    // then uses, released after its end, then the connection goes back to the pool.
-    const lock = "CONCAT('ris:', SHA1(CONCAT(IFNULL(DATABASE(), ''), ':', ?)))";
+  async lockedTransaction<T>(db: Knex, name: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    // Taken before BEGIN on the connection the transaction then uses (a REPEATABLE READ snapshot taken before
+    // the lock would not see the other's commit), released after its end, then the connection goes back.
     const client = db.client as { acquireConnection(): Promise<Record<string, unknown>>; releaseConnection(c: unknown): Promise<unknown> };
     const conn = await client.acquireConnection();
-    try {
-      const [rows] = (await db.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [name, LOCKED_TRANSACTION_WAIT_S]).connection(conn)) as [Row[]];
-      if (Number(rows[0]?.got) !== 1) throw new Error(`waited ${LOCKED_TRANSACTION_WAIT_S} s for the database lock "${name}" (another node holds it)`);
-      try {
-        return await db.transaction(work, { connection: conn });
-      } finally {
+    const transaction = (): Promise<T> =>
+      db.transaction(work, { connection: conn }).finally(() => {
         delete conn.__knexTxId; // knex leaves its transaction id on a connection it was given
-        // A broken connection has lost its lock already (the session's end releases it).
-        await db.raw(`SELECT RELEASE_LOCK(${lock})`, [name]).connection(conn).catch(() => undefined);
-      }
+      });
+    try {
+      return await holdingNamedLock(db, conn, name, LOCKED_TRANSACTION_WAIT_S, transaction);
     } finally {
       await client.releaseConnection(conn);
     }
   },
   lockedSession(db, name, work) {
-    const lock = "CONCAT('ris:', SHA1(CONCAT(IFNULL(DATABASE(), ''), ':', ?)))";
-    return onOwnConnection(db, {}, async (own, conn) => {
-      const [rows] = (await own.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [name, SESSION_LOCK_WAIT_S]).connection(conn)) as [Row[]];
-      if (Number(rows[0]?.got) !== 1) throw new Error(`waited ${SESSION_LOCK_WAIT_S} s for the database lock "${name}" (another node holds it)`);
-      try {
-        return await work();
-      } finally {
-        await own.raw(`SELECT RELEASE_LOCK(${lock})`, [name]).connection(conn).catch(() => undefined);
-      }
-    });
+    return onOwnConnection(db, {}, (own, conn) => holdingNamedLock(own, conn, name, SESSION_LOCK_WAIT_S, work));
   },
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],
