@@ -5,8 +5,8 @@ import knex, { type Knex } from 'knex';
 import pg from 'pg';
 import type { DatabaseTarget } from '../config/schema';
 import type { Dialect } from './dialects/dialect';
-import { type PoolEvents, type ProbeResult, destroySocket, watchLiveness, withinResponsiveTime } from './liveness';
-import { reportBusyPool } from './pool-busy';
+import { type ProbeResult, destroySocket, withinResponsiveTime } from './liveness';
+import { watchPool } from './pool-busy';
 import { mysqlDialect } from './dialects/mysql';
 import { connectMysql } from './dialects/mysql-connect';
 import { postgresDialect } from './dialects/postgres';
@@ -146,12 +146,7 @@ export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Data
       pool: { min: 0, max: poolMax, acquireTimeoutMillis: PG_ACQUIRE_TIMEOUT_MS },
       acquireConnectionTimeout: PG_ACQUIRE_TIMEOUT_MS,
     });
-    const pool: unknown = db.client.pool;
-    if (pool && typeof (pool as { on?: unknown }).on === 'function') {
-      const probe = (): Promise<ProbeResult> => probePostgres(target.connectionString);
-      const liveness = watchLiveness(pool as PoolEvents, probe, { suspectMs: PG_HANG_SUSPECT_MS, probeGapMs: PG_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
-      reportBusyPool(db, poolMax, liveness.suspects, probe);
-    }
+    watchPool(db, poolMax, () => probePostgres(target.connectionString), { suspectMs: PG_HANG_SUSPECT_MS, probeGapMs: PG_PROBE_TIMEOUT_MS }, opts.log);
     return { db, dialect: postgresDialect };
   }
   if (target.client === 'mysql') {

@@ -11,7 +11,7 @@
  * /health/ready asks the server on a connection of its own when the pool has no free slot (`pool.probe`).
  */
 import type { Knex } from 'knex';
-import type { ProbeResult } from './liveness';
+import { type LivenessLog, type PoolEvents, type ProbeResult, watchLiveness } from './liveness';
 
 export class PoolBusyError extends Error {
   override readonly name = 'PoolBusyError';
@@ -75,4 +75,15 @@ export function reportBusyPool(db: Knex, max: number, suspects: () => boolean, p
     },
     probe,
   });
+}
+
+/**
+ * What every pooled database gets (PostgreSQL, MariaDB): the hang watchdog on its pool (liveness.ts), and
+ * the busy report that asks it (`reportBusyPool`). `probe` asks the server on a connection of its own.
+ */
+export function watchPool(db: Knex, poolMax: number, probe: () => Promise<ProbeResult>, timing: { readonly suspectMs: number; readonly probeGapMs: number }, log?: LivenessLog): void {
+  const pool: unknown = db.client.pool;
+  if (!pool || typeof (pool as { on?: unknown }).on !== 'function') return;
+  const liveness = watchLiveness(pool as PoolEvents, probe, { ...timing, tickMs: 100 }, log);
+  reportBusyPool(db, poolMax, liveness.suspects, probe);
 }

@@ -23,8 +23,8 @@
  */
 import knex, { type Knex } from 'knex';
 import type { DbLogger } from '../connect';
-import { type PoolEvents, type ProbeResult, watchLiveness, withinResponsiveTime } from '../liveness';
-import { reportBusyPool } from '../pool-busy';
+import { type ProbeResult, withinResponsiveTime } from '../liveness';
+import { watchPool } from '../pool-busy';
 import { MARIADB_COLLATION, MYSQL8_COLLATION, MYSQL_CHARSET, MysqlClient, setTableCollation } from './mysql-client';
 import type { MysqlError } from './mysql';
 
@@ -179,11 +179,6 @@ export function connectMysql(url: string, opts: MysqlConnectOptions): Knex {
     },
     acquireConnectionTimeout: MYSQL_ACQUIRE_TIMEOUT_MS,
   });
-  const pool: unknown = db.client.pool;
-  if (pool && typeof (pool as { on?: unknown }).on === 'function') {
-    const probe = (): Promise<ProbeResult> => probeMysql(url);
-    const liveness = watchLiveness(pool as PoolEvents, probe, { suspectMs: MYSQL_HANG_SUSPECT_MS, probeGapMs: MYSQL_PROBE_TIMEOUT_MS, tickMs: 100 }, opts.log);
-    reportBusyPool(db, opts.poolMax, liveness.suspects, probe);
-  }
+  watchPool(db, opts.poolMax, () => probeMysql(url), { suspectMs: MYSQL_HANG_SUSPECT_MS, probeGapMs: MYSQL_PROBE_TIMEOUT_MS }, opts.log);
   return db;
 }
