@@ -1,5 +1,5 @@
 /** A classified driver fault → the AppError the contract chooses, with field names instead of columns. */
-import type { Dialect } from '../../database/dialects/dialect';
+import type { DbFault, Dialect } from '../../database/dialects/dialect';
 import { AppError } from '../errors/app-error';
 import { ConflictError, QueryTimeoutError, ServiceBusyError, ServiceUnavailableError, ValidationError, WriteConflictError } from '../errors/errors';
 import type { ContentType } from '../registry/types';
@@ -47,14 +47,28 @@ export function translateDbError(err: unknown, dialect: Dialect, model: ContentT
     case 'invalidValue':
       throw invalidValue(`${model.name}: the database cannot store a value of this record`, err);
     case 'unavailable':
-      throw new ServiceUnavailableError('the database is unavailable; try again shortly');
     case 'busy':
-      throw new ServiceBusyError(fault.poolMax);
+    case 'writeConflict':
+    case 'timeout':
+      throw stateFaultError(fault);
+  }
+}
+
+/**
+ * The answer to a fault of the database's state rather than of the record's values (it names no field): the
+ * same for the record service and for a driver error that reaches the error mapper (core/http/error-mapper.ts).
+ */
+export function stateFaultError(fault: Extract<DbFault, { kind: 'unavailable' | 'busy' | 'writeConflict' | 'timeout' }>): AppError {
+  switch (fault.kind) {
+    case 'unavailable':
+      return new ServiceUnavailableError('the database is unavailable; try again shortly');
+    case 'busy':
+      return new ServiceBusyError(fault.poolMax);
     case 'writeConflict':
       // 503 + Retry-After like an outage answer, but its own name: the database is fine, the write may be sent again.
-      throw new WriteConflictError(fault.reason);
+      return new WriteConflictError(fault.reason);
     case 'timeout':
       // 504, not 503: the query is too costly; the database is fine.
-      throw new QueryTimeoutError();
+      return new QueryTimeoutError();
   }
 }
