@@ -13,6 +13,7 @@ import { postgresDialect } from './dialects/postgres';
 import { sqliteDialect } from './dialects/sqlite';
 import { sqliteImmediateClient } from './dialects/sqlite-client';
 import { type InterruptibleConnection, stopStatementsAfter } from './dialects/sqlite-interrupt';
+import { type StatementConnection, keepStatements } from './dialects/sqlite-statements';
 
 export interface Database {
   readonly db: Knex;
@@ -90,7 +91,7 @@ async function probePostgres(connectionString: string): Promise<ProbeResult> {
   }
 }
 
-interface SqliteConnection extends InterruptibleConnection {
+interface SqliteConnection extends InterruptibleConnection, StatementConnection {
   run(sql: string, cb: (err: Error | null) => void): void;
 }
 
@@ -170,6 +171,8 @@ export function connect(target: DatabaseTarget, opts: ConnectOptions = {}): Data
             if (i === pragmas.length) return done(null, conn);
             conn.run(pragmas[i], (err) => (err ? done(err, conn) : next(i + 1)));
           };
+          // Each SQL text is prepared once per connection (dialects/sqlite-statements.ts).
+          keepStatements(conn);
           // SQLite has no statement_timeout: an interrupt stops a statement that runs too long (dialects/sqlite-interrupt.ts).
           if (timeoutMs > 0) stopStatementsAfter(conn, timeoutMs);
           next(0);
