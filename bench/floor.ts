@@ -70,10 +70,19 @@ const BY_DUE_DATE_DESC: Order[] = [
 const meta = (total: number, limit: number, offset = 0): Row => ({ totalRecords: total, currentPage: Math.floor(offset / limit) + 1, totalPages: Math.ceil(total / limit) });
 
 /** A page of fee types and the exact total, the two statements run together. */
-async function feePage(where: (qb: Query) => Query, order: Order[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
-  const [rows, [count]] = await Promise.all([where(db('fee_type').select(FEE_COLS)).orderBy(order).limit(limit).offset(offset), where(db('fee_type').count({ count: '*' }))]);
-  return { rows: rows as Row[], total: Number((count as Row).count) };
+/**
+ * A page and its total in one statement, as the service asks them (core/records/repository.ts): the
+ * count is an uncorrelated scalar subquery, evaluated once; a page past the end asks it on its own.
+ */
+async function pageWithTotal(table: string, columns: readonly string[], where: (qb: Query) => Query, order: Order[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> {
+  const count = (): Query => where(db(table).count({ count: '*' }));
+  const rows = (await where(db(table).select(columns)).select(count().as('total')).orderBy(order).limit(limit).offset(offset)) as Row[];
+  if (rows.length > 0) return { rows, total: Number(rows[0].total) };
+  const [none] = (await count()) as Row[];
+  return { rows, total: Number(none.count) };
 }
+
+const feePage = (where: (qb: Query) => Query, order: Order[], limit: number, offset = 0): Promise<{ rows: Row[]; total: number }> => pageWithTotal('fee_type', FEE_COLS, where, order, limit, offset);
 
 /** `n` children per parent in one statement: ROW_NUMBER() OVER (PARTITION BY parent ORDER BY id). */
 async function firstPerParent(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
@@ -122,15 +131,15 @@ const LISTS: Record<string, (q: URLSearchParams) => Promise<Row>> = {
     return { records, meta: meta(total, 10) };
   },
   [M2M_PATH]: async () => {
-    const [roles, [count]] = await Promise.all([db('roles').select(ROLE_COLS).where('deleted_tracker', ACTIVE).orderBy('id').limit(10), db('roles').where('deleted_tracker', ACTIVE).count({ count: '*' })]);
-    const ids = (roles as Row[]).map((r) => r.id);
+    const { rows: roles, total } = await pageWithTotal('roles', ROLE_COLS, (qb) => qb.where('deleted_tracker', ACTIVE), [{ column: 'id', order: 'asc' }], 10);
+    const ids = roles.map((r) => r.id);
     const perms = ids.length
       ? await firstPerParent(`SELECT * FROM (SELECT l.roles_id AS owner, ${PERM_COLS.map((c) => `p.${c}`).join(', ')}, ROW_NUMBER() OVER (PARTITION BY l.roles_id ORDER BY p.id) AS rn FROM roles_permissions_links l JOIN permissions p ON p.id = l.permissions_id WHERE p.deleted_tracker = ? AND l.roles_id IN (${ids.map(() => '?').join(', ')})) w WHERE rn <= 10 ORDER BY owner, rn`, [ACTIVE, ...ids])
       : [];
     const byRole = new Map<unknown, Row[]>();
     for (const p of perms) byRole.set(p.owner, [...(byRole.get(p.owner) ?? []), { ...common(p), action: p.action }]);
-    const records = (roles as Row[]).map((r) => ({ ...common(r), name: r.name, description: r.description, permissions: byRole.get(r.id) ?? [] }));
-    return { records, meta: meta(Number((count as Row).count), 10) };
+    const records = roles.map((r) => ({ ...common(r), name: r.name, description: r.description, permissions: byRole.get(r.id) ?? [] }));
+    return { records, meta: meta(total, 10) };
   },
   [DEEP_PAGE_PATH]: async (q) => {
     const offset = (Number(q.get('page') ?? 1) - 1) * 10;
