@@ -3,7 +3,8 @@
  * `Database#all` / `Database#run`, which prepare the SQL (`sqlite3_prepare_v2`), run it once and
  * finalize it. Preparing is most of a short statement's cost: a create's transaction (`BEGIN`, the
  * relation check, the `INSERT … RETURNING`, the outbox `INSERT`, `COMMIT`) took 0.46 ms on one connection
- * with a prepare per statement and 0.25 ms with the statements kept (BENCHMARKS.md, "statement cache").
+ * with a prepare per statement and 0.25 ms with the statements kept (BENCHMARKS.md, "SQLite: each SQL
+ * text prepared once per connection").
  * On SQLite's one writing connection that time is what every other write waits for.
  *
  * `keepStatements` replaces the connection's `all` and `run` with versions that run a kept `Statement`
