@@ -238,7 +238,7 @@ export const SETTINGS = {
   realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
   realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),
   realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond); a closed stream counts until its work has stopped'),
-  realtimeFlush: setting('REALTIME_FLUSH', '50ms', parseFlushWindow, 'live events reaching a realtime stream within this window go out in one write (0: each at once; at most 1s)'),
+  realtimeFlush: setting('REALTIME_FLUSH', '20ms', parseFlushWindow, 'live events reaching a realtime stream within this window go out in one write (0: each at once; at most 1s)'),
   realtimeCheckConcurrency: setting('REALTIME_CHECK_CONCURRENCY', '2', parseAtLeastOne, 'per-event filter checks of all realtime streams on one node that run at once (a database connection each); more wait their turn, delaying only their stream; never more than the pool less one'),
   realtimeTicketTtl: setting('REALTIME_TICKET_TTL', '30s', parseDuration, 'lifetime of a realtime ticket (POST /api/realtime/ticket) for browsers\' EventSource'),
   webhookDelivery: setting('WEBHOOK_DELIVERY', 'true', parseBoolean, 'this node sends webhook deliveries (false: it only records them)'),

@@ -71,10 +71,10 @@ describe('realtime stream: REALTIME_FLUSH gathers live events into one write', (
     expect(writes()).to.deep.equal([]);
   });
 
-  it('the setting: 50ms by default, at most 1s (1s starts, more is refused naming REALTIME_FLUSH)', () => {
+  it('the setting: 20ms by default, at most 1s (1s starts, more is refused naming REALTIME_FLUSH)', () => {
     const root = mkdtempSync(join(tmpdir(), 'ris-flush-'));
     const base = { DATA_DIR: join(root, 'data') };
-    expect(loadConfig(base, root).realtime.flushMs).to.equal(50);
+    expect(loadConfig(base, root).realtime.flushMs).to.equal(20);
     expect(loadConfig({ ...base, REALTIME_FLUSH: '0' }, root).realtime.flushMs).to.equal(0);
     expect(loadConfig({ ...base, REALTIME_FLUSH: '1s' }, root).realtime.flushMs).to.equal(1000);
     expect(() => loadConfig({ ...base, REALTIME_FLUSH: '1001ms' }, root)).to.throw(ConfigError, /REALTIME_FLUSH.*more than 1s/);
