@@ -17,7 +17,7 @@ import {
   WriteConflictError,
 } from '../errors/errors';
 import { toErrorBody } from '../errors/to-error-body';
-import { invalidValue, stateFaultError } from '../records/db-errors';
+import { invalidValue, isStateFault, stateFaultError } from '../records/db-errors';
 import type { RequestState } from './state';
 
 /** Errors thrown by koa-body, raw-body and the router carry a status; give them our shape, never their text blindly. */
@@ -57,7 +57,7 @@ function fromHttpError(err: unknown): AppError | null {
 function fromDbError(err: unknown, dialect: Dialect): AppError | null {
   if (err instanceof AppError) return null;
   const fault = dialect.classifyError(err);
-  if (fault?.kind === 'unavailable' || fault?.kind === 'busy' || fault?.kind === 'timeout' || fault?.kind === 'writeConflict') return stateFaultError(fault);
+  if (isStateFault(fault)) return stateFaultError(fault);
   // A value the database refused (data error): the client's input, so a 422 in our words, never a 500.
   if (fault?.kind === 'invalidValue') return invalidValue('the database cannot store a value of this request', err);
   return null;

@@ -54,11 +54,19 @@ export function translateDbError(err: unknown, dialect: Dialect, model: ContentT
   }
 }
 
+/** The faults of the database's state rather than of the record's values: they name no field. */
+const STATE_FAULT_KINDS = ['unavailable', 'busy', 'writeConflict', 'timeout'] as const;
+type StateFault = Extract<DbFault, { kind: (typeof STATE_FAULT_KINDS)[number] }>;
+
+export function isStateFault(fault: DbFault | null): fault is StateFault {
+  return fault !== null && (STATE_FAULT_KINDS as readonly string[]).includes(fault.kind);
+}
+
 /**
- * The answer to a fault of the database's state rather than of the record's values (it names no field): the
- * same for the record service and for a driver error that reaches the error mapper (core/http/error-mapper.ts).
+ * The answer to a fault of the database's state: the same for the record service and for a driver error
+ * that reaches the error mapper (core/http/error-mapper.ts).
  */
-export function stateFaultError(fault: Extract<DbFault, { kind: 'unavailable' | 'busy' | 'writeConflict' | 'timeout' }>): AppError {
+export function stateFaultError(fault: StateFault): AppError {
   switch (fault.kind) {
     case 'unavailable':
       return new ServiceUnavailableError('the database is unavailable; try again shortly');
