@@ -150,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     ...populateLimits(env),
     answerMaxRecords: Math.max(1, read(env, SETTINGS.answerMaxRecords)),
     answerMaxBytes: Math.max(64, read(env, SETTINGS.answerMaxBytes)),
+    answerBufferMaxBytes: read(env, SETTINGS.answerBufferMaxBytes),
     query: {
       maxRelationHops: read(env, SETTINGS.queryMaxRelationHops),
       maxRelationScopes: read(env, SETTINGS.queryMaxRelationScopes),
@@ -189,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       requestTimeoutMs: Math.round(read(env, SETTINGS.httpRequestTimeout) * 1000),
       headersTimeoutMs: Math.round(read(env, SETTINGS.httpHeadersTimeout) * 1000),
       keepAliveTimeoutMs: Math.round(read(env, SETTINGS.httpKeepAliveTimeout) * 1000),
+      sendTimeoutMs: Math.round(read(env, SETTINGS.httpSendTimeout) * 1000),
     },
     iam: {
       jwtSecret: jwtSecret(read(env, SETTINGS.jwtSecret), production, dataDir),

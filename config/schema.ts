@@ -62,7 +62,9 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly trustProxy: boolean;
   /** HTTP time bounds in milliseconds (core/http/server.ts). */
-  readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number };
+  readonly http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number; readonly sendTimeoutMs: number };
+  /** Bytes of read answers this node holds for clients that have not taken them yet (core/http/answer-buffer.ts). */
+  readonly answerBufferMaxBytes: number;
   readonly iam: IamConfig;
   /** LOCALES and DEFAULT_LOCALE: the locales `i18n: true` models take (issue 14). */
   readonly locales: LocaleSettings;
@@ -208,6 +210,7 @@ export const SETTINGS = {
   populateMaxLimit: setting('POPULATE_MAX_LIMIT', '100', parsePositiveInt, 'largest populate[rel][limit] honoured (larger is clamped)'),
   answerMaxRecords: setting('ANSWER_MAX_RECORDS', '50000', parsePositiveInt, 'records in one answer, populated ones counted (413 beyond)'),
   answerMaxBytes: setting('ANSWER_MAX_BYTES', '16777216', parsePositiveInt, 'bytes of one record answer (413 beyond)'),
+  answerBufferMaxBytes: setting('ANSWER_BUFFER_MAX_BYTES', '268435456', parsePositiveInt, 'bytes of record read answers this node holds for clients that have not taken them yet; a read past it answers 503 (answers up to 64 KiB always go)'),
   queryMaxRelationHops: setting('QUERY_MAX_RELATION_HOPS', String(DEFAULT_MAX_RELATION_HOPS), parsePositiveInt, 'relations one filter, sort, populate-filter or group path may walk (400 beyond)'),
   queryMaxRelationScopes: setting('QUERY_MAX_RELATION_SCOPES', String(DEFAULT_MAX_RELATION_SCOPES), parsePositiveInt, 'relation subqueries and joins one query may hold (400 beyond)'),
   callerConcurrency: setting('CALLER_CONCURRENCY', '6', parsePositiveInt, 'record requests of one caller (user, or address without a token) that run at once; more wait for a turn'),
@@ -260,6 +263,7 @@ export const SETTINGS = {
   httpRequestTimeout: setting('HTTP_REQUEST_TIMEOUT', '30s', parseDuration, 'longest a request (headers and body) may take to arrive; 408 after'),
   httpHeadersTimeout: setting('HTTP_HEADERS_TIMEOUT', '10s', parseDuration, 'longest the request headers may take to arrive'),
   httpKeepAliveTimeout: setting('HTTP_KEEP_ALIVE_TIMEOUT', '5s', parseDuration, 'how long an idle keep-alive connection stays open'),
+  httpSendTimeout: setting('HTTP_SEND_TIMEOUT', '30s', parseDuration, 'longest an answer of known length may wait for the client to take any of its bytes; the connection is closed then (0: no limit)'),
   trustProxy: setting('TRUST_PROXY', 'false', parseBoolean, 'trust X-Forwarded-For from the peer'),
   jwtSecret: setting('IAM_JWT_SECRET', '', str, 'HS256 secret (≥ 32 bytes)'),
   allowPublicRegistration: setting('IAM_ALLOW_PUBLIC_REGISTRATION', 'false', parseBoolean, 'enable POST /api/iam/register'),

@@ -5,7 +5,7 @@ import { enabledPlugins } from '../config/plugins';
 import { DestructiveChangeError, prepareSchema } from '../database/migrate';
 import { boot, createLogger } from './boot';
 import { createApp } from './http/app';
-import { ListenError, listen, onShutdownSignal } from './http/server';
+import { ListenError, httpTimeouts, listen, onShutdownSignal } from './http/server';
 import { RegistryError } from './registry';
 
 async function main(): Promise<void> {
@@ -24,8 +24,7 @@ async function main(): Promise<void> {
     await deps.close();
     throw e;
   }
-  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
-  const server = await listen(createApp(deps), config.port, config.host, { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs }).catch(async (e: unknown) => {
+  const server = await listen(createApp(deps), config.port, config.host, httpTimeouts(config.http)).catch(async (e: unknown) => {
     await deps.close();
     throw e;
   });

@@ -32,15 +32,25 @@ export class WriteConflictError extends AppError {
 export class ServiceBusyError extends AppError {
   readonly status = 503;
   /** `poolMax`: the pool's size (PostgreSQL, MariaDB); null: SQLite's write lock stayed taken. */
-  constructor(poolMax: number | null) {
+  constructor(poolMax: number | null, busy?: { readonly message: string; readonly details: Record<string, unknown> }) {
     super(
-      poolMax === null
-        ? 'the service is busy: the database stayed locked by other writes (SQLite writes one at a time); nothing was done: try again shortly'
-        : `the service is busy: all ${poolMax} database connections are in use (setting DATABASE_POOL_MAX); nothing was done: try again shortly`,
-      poolMax === null
-        ? { reason: 'busy', retryable: true, retryAfterSeconds: 1 }
-        : { reason: 'busy', limit: 'databaseConnections', setting: 'DATABASE_POOL_MAX', retryable: true, retryAfterSeconds: 1 },
+      busy?.message ??
+        (poolMax === null
+          ? 'the service is busy: the database stayed locked by other writes (SQLite writes one at a time); nothing was done: try again shortly'
+          : `the service is busy: all ${poolMax} database connections are in use (setting DATABASE_POOL_MAX); nothing was done: try again shortly`),
+      busy?.details ??
+        (poolMax === null
+          ? { reason: 'busy', retryable: true, retryAfterSeconds: 1 }
+          : { reason: 'busy', limit: 'databaseConnections', setting: 'DATABASE_POOL_MAX', retryable: true, retryAfterSeconds: 1 }),
     );
+  }
+
+  /** The node holds ANSWER_BUFFER_MAX_BYTES of answers its clients have not taken yet (core/http/answer-buffer.ts). */
+  static answersHeld(maxBytes: number): ServiceBusyError {
+    return new ServiceBusyError(null, {
+      message: `the service is busy: it holds ${maxBytes} bytes of answers that their clients have not taken yet (setting ANSWER_BUFFER_MAX_BYTES); nothing was changed: try again shortly, or ask for a smaller answer`,
+      details: { reason: 'busy', limit: 'answerBuffer', setting: 'ANSWER_BUFFER_MAX_BYTES', maxBytes, retryable: true, retryAfterSeconds: 1 },
+    });
   }
 }
 /** A statement the database stopped at the per-query time limit (QUERY_TIMEOUT): the query, not the database, is the problem. */

@@ -17,6 +17,7 @@ import { draftRouter } from '../drafts/routes';
 import { RecordService } from '../records/service';
 import { compileValidators } from '../validation/compile';
 import { jsonBody, routeBodyLimits } from './body';
+import { AnswerBuffer, answerBuffer } from './answer-buffer';
 import { callerGate, outageOf } from './caller-gate';
 import { errorMapper } from './error-mapper';
 import { healthRouter } from './health';
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     ...(realtime ? [routed(realtime.routes()), routed(realtime.allowedMethods(allowed))] : []),
     authenticate(authenticator),
     forModelPaths(registry, callerGate(config.callerGate, outageOf(dialect))),
+    forModelPaths(registry, answerBuffer(new AnswerBuffer(config.answerBufferMaxBytes))),
     forModelPaths(registry, routed(drafts.routes())),
     forModelPaths(registry, routed(records.routes())),
     forModelPaths(registry, routed(records.allowedMethods(allowed))),

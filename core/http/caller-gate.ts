@@ -147,14 +147,30 @@ export function callerGate(limits: CallerGateLimits, isOutage: (e: unknown) => b
     const actor = ctx.state.actor;
     const caller = actor ? (actor.apiToken ? `api-token:${actor.apiToken.id}` : `user:${actor.id}`) : `address:${ctx.state.clientIp}`;
     await gate.acquire(caller);
+    // The turn lasts until the request's work is done and its answer has been taken by the client (or its
+    // connection is gone): an answer the client does not read stays in this process, so a caller holds at
+    // most CALLER_CONCURRENCY of them (HTTP_SEND_TIMEOUT ends the wait). A client that goes away early
+    // does not end the turn while the work goes on.
+    let pending = 2;
     let outage = false;
+    const end = (): void => {
+      if (--pending === 0) gate.release(caller, outage);
+    };
+    let answered = false;
+    const taken = (): void => {
+      if (answered) return;
+      answered = true;
+      end();
+    };
+    ctx.res.once('finish', taken);
+    ctx.res.once('close', taken);
     try {
       await next();
     } catch (e) {
       outage = isOutage(e);
       throw e;
     } finally {
-      gate.release(caller, outage);
+      end();
     }
   };
 }

@@ -173,3 +173,11 @@ export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = f
   flush();
   return hash ? { buffers, bytes, etag: etagOfHash(hash) } : { buffers, bytes };
 }
+
+/** Largest piece an answer is written to the socket in (core/records/controller.ts; HTTP_SEND_TIMEOUT counts progress per piece). */
+export const SEND_CHUNK_BYTES = 64 * 1024;
+
+/** `buffers` cut into views of at most SEND_CHUNK_BYTES (no copy). */
+export function* inPieces(buffers: readonly Buffer[]): Generator<Buffer, void, undefined> {
+  for (const b of buffers) for (let at = 0; at < b.length; at += SEND_CHUNK_BYTES) yield b.subarray(at, at + SEND_CHUNK_BYTES);
+}

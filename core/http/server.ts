@@ -12,10 +12,17 @@ export interface HttpTimeouts {
   readonly headersMs: number;
   /** How long an idle keep-alive socket is kept open. */
   readonly keepAliveMs: number;
+  /** Longest an answer of known length may go without the client taking a byte of it (0: no limit); the connection is closed then. */
+  readonly sendMs: number;
+}
+
+/** The HTTP_* settings (config.http) as `listen` takes them. */
+export function httpTimeouts(http: { readonly requestTimeoutMs: number; readonly headersTimeoutMs: number; readonly keepAliveTimeoutMs: number; readonly sendTimeoutMs: number }): HttpTimeouts {
+  return { requestMs: http.requestTimeoutMs, headersMs: http.headersTimeoutMs, keepAliveMs: http.keepAliveTimeoutMs, sendMs: http.sendTimeoutMs };
 }
 
 /** A slow client cannot hold a worker forever: these bound how long a request may take to arrive. */
-export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000 };
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000, sendMs: 30_000 };
 /** How long a shutdown waits for requests in flight. */
 export const DRAIN_TIMEOUT_MS = 15_000;
 
@@ -49,6 +56,22 @@ export function listenError(err: unknown, port: number, host: string): unknown {
   }
 }
 
+/**
+ * A client that stops reading would make this node hold the rest of its answer for as long as it keeps
+ * the connection open (a few hundred such requests held gigabytes). Once the answer has been handed to
+ * the socket, a socket that takes none of its bytes for `ms` is closed, which frees them (and the caller's
+ * turn, core/http/caller-gate.ts). Only answers of known length: a stream of events (realtime) has no
+ * end to wait for and drops slow readers itself. Every chunk the client takes restarts the time, so a
+ * slow reader that keeps reading is not cut (large answers go out in chunks, core/records/controller.ts).
+ * When the answer is finished Node's own keep-alive time replaces this one.
+ */
+function watchSend(res: ServerResponse, ms: number): void {
+  if (ms <= 0 || res.writableFinished || res.destroyed || !res.hasHeader('content-length')) return;
+  res.setTimeout(ms, () => {
+    if (!res.writableFinished) res.destroy(new Error(`the client took no byte of the answer for ${ms} ms (HTTP_SEND_TIMEOUT)`));
+  });
+}
+
 export function listen(app: Koa<RequestState>, port: number, host: string, timeouts: Partial<HttpTimeouts> = {}): Promise<Server> {
   const t = { ...DEFAULT_HTTP_TIMEOUTS, ...timeouts };
   // Node checks the request and headers timeouts on this interval (default 30 s); check often enough
@@ -64,7 +87,7 @@ export function listen(app: Koa<RequestState>, port: number, host: string, timeo
     const done = (): void => void active.delete(res);
     res.once('finish', done);
     res.once('close', done);
-    void handle(req, res);
+    void handle(req, res).then(() => watchSend(res, t.sendMs));
   });
   inFlight.set(server, active);
   return new Promise((resolve, reject) => {

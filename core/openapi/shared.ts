@@ -24,7 +24,7 @@ const ERROR_RESPONSES = {
     status: 503,
     name: 'WriteConflictError',
     description:
-      'Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceBusyError`: every pooled database connection stayed in use by other requests (`details.setting: DATABASE_POOL_MAX`); nothing of the request ran. `ServiceUnavailableError`: the database is unavailable, or this caller\'s turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`).',
+      'Try again after the `Retry-After` seconds. `WriteConflictError` (writes): the write collided with concurrent writes to the same records (a deadlock or serialization failure the database broke, or a lock not had in time; `details.reason`) and was rolled back, nothing was written: send it again. `ServiceBusyError`: every pooled database connection stayed in use by other requests (`details.setting: DATABASE_POOL_MAX`), nothing of the request ran; or (reads) the node holds ANSWER_BUFFER_MAX_BYTES of answers their clients have not taken yet (`details.setting: ANSWER_BUFFER_MAX_BYTES`), nothing was changed. `ServiceUnavailableError`: the database is unavailable, or this caller\'s turn did not come within CALLER_QUEUE_TIMEOUT (`details.setting`).',
     message: 'the write collided with concurrent writes to the same records and was rolled back; nothing was written: send it again',
     details: { reason: 'deadlock', retryable: true, retryAfterSeconds: 1 },
   },

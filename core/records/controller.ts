@@ -7,7 +7,7 @@ import { ruledScope } from '../cache/ruled-scope';
 import type { ListQuery } from '../query/ast';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors/errors';
 import { ifNoneMatchHits, READ_CACHE_CONTROL } from '../http/etag';
-import { jsonAnswer } from '../http/json-answer';
+import { inPieces, jsonAnswer, SEND_CHUNK_BYTES } from '../http/json-answer';
 import type { RequestState } from '../http/state';
 import { isMultipart, readRecordForm } from '../media/form';
 import type { IncomingFile, IntakeLimits } from '../media/intake';
@@ -146,13 +146,17 @@ export class RecordController {
     this.sendAnswer(ctx, await this.cache.answer({ ...read, reads: [...read.reads, ...read.ruleReads], scope, raw: ctx.querystring }, async () => this.serializeRead(await compute())));
   }
 
+  /**
+   * A small answer is one buffer; a larger one goes out in pieces of at most SEND_CHUNK_BYTES (views, not
+   * copies), so a client that reads slowly but steadily shows progress to HTTP_SEND_TIMEOUT with every piece.
+   */
   private sendBytes(ctx: RecordContext, buffers: readonly Buffer[], bytes: number): void {
     ctx.type = 'application/json; charset=utf-8';
-    if (buffers.length === 1) {
+    if (buffers.length === 1 && bytes <= SEND_CHUNK_BYTES) {
       ctx.body = buffers[0];
       return;
     }
-    ctx.body = Readable.from(buffers);
+    ctx.body = Readable.from(inPieces(buffers));
     ctx.length = bytes;
   }
 

@@ -7,7 +7,7 @@ import { findRootDir, loadConfig } from '../../config';
 import { enabledPlugins } from '../../config/plugins';
 import { boot, type Booted } from '../../core/boot';
 import { createApp } from '../../core/http/app';
-import { drain, listen } from '../../core/http/server';
+import { drain, httpTimeouts, listen } from '../../core/http/server';
 import type { Plugin } from '../../core/plugin-api';
 import { prepareSchema } from '../../database/migrate';
 import type { TestDialect } from './dialects';
@@ -102,8 +102,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
   try {
     await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false, defaultLocale: config.locales.defaultLocale });
     for (const p of deps.plugins) await p.bootstrap?.(deps);
-    const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config.http;
-    server = await listen(createApp(deps), 0, '127.0.0.1', { requestMs: requestTimeoutMs, headersMs: headersTimeoutMs, keepAliveMs: keepAliveTimeoutMs });
+    server = await listen(createApp(deps), 0, '127.0.0.1', httpTimeouts(config.http));
   } catch (e) {
     await deps.close();
     await drop();
