@@ -11,6 +11,7 @@
  */
 import { eventActor, type LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
+import { builtInRoles } from './built-in-roles';
 import { syncIdentityKeys } from './user-keys';
 
 interface Credentials {
@@ -24,7 +25,7 @@ export function identityHooks(r: Runtime): LifecycleHooks[] {
     r.bus?.publish([], id);
   };
   const forgetEveryone = (): void => r.authenticator.forgetAll();
-  return [users(r, forgetUser), { models: ['role'], afterUpdate: forgetEveryone, afterDelete: forgetEveryone, afterRecover: forgetEveryone }];
+  return [users(r, forgetUser), { models: ['role'], afterUpdate: forgetEveryone, afterDelete: forgetEveryone, afterRecover: forgetEveryone }, builtInRoles(r.store)];
 }
 
 function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
