@@ -78,6 +78,16 @@ export class IdentityService {
     p.catch((err: unknown) => this.d.log.error({ err }, 'identity: delivery failed'));
   }
 
+  /**
+   * Work an answer must not wait for: the code a sign-in or reset issues to an existing account. Issuing
+   * is a write, which a missing account skips; awaited, it made the answer measurably slower for accounts
+   * that exist (PostgreSQL: 6.8 vs 2.3 ms for forgot-password), telling who has an account. So the answer
+   * goes first, the same for both, and the code follows (a failure is logged: the caller asks again).
+   */
+  private afterAnswer(work: () => Promise<void>): void {
+    this.sendLater(new Promise<void>((resolve) => setImmediate(resolve)).then(work));
+  }
+
   private send(channel: Source, u: { email: string; mobile: string | null }, subject: string, text: string): Promise<void> {
     if (channel === 'email') return this.d.delivery.mail(u.email, subject, text);
     return this.d.delivery.sms(u.mobile ?? '', text);
@@ -195,8 +205,10 @@ export class IdentityService {
     await this.limitAccount('forgot-password', user ?? byEmail ?? byName, email !== undefined ? 'email' : 'username', email ?? (username as string));
     if (user && user.active) {
       const ttl = this.iam.forgotPasswordExpirySeconds;
-      const token = await this.d.codes.issue(user.id, 'reset', 'email', randomBytes(8).toString('hex'), ttl);
-      this.sendLater(this.d.delivery.mail(user.email, 'Password reset', `Your password reset token is:\n\n${token}\n\nIt expires in ${minutes(ttl)}. If you did not ask for it, ignore this message.`));
+      this.afterAnswer(async () => {
+        const token = await this.d.codes.issue(user.id, 'reset', 'email', randomBytes(8).toString('hex'), ttl);
+        await this.d.delivery.mail(user.email, 'Password reset', `Your password reset token is:\n\n${token}\n\nIt expires in ${minutes(ttl)}. If you did not ask for it, ignore this message.`);
+      });
     }
     // The same status and shape whether or not the account exists (no enumeration).
     return { status: 'success', message: SAME_ANSWER_RESET, data: { user: { email: email ?? null, username: username ?? null } } };
@@ -381,13 +393,19 @@ export class IdentityService {
     }
   }
 
-  /** What the addresses of a registration that cannot proceed are told instead of a code. */
+  /**
+   * What the addresses of a registration that cannot proceed are told instead of a code. A taken address
+   * is told someone tried. Another address is told of a taken username (the registrant chose it), but
+   * never which other address is taken: whoever controls this one need not control that one.
+   */
   private async noticeTaken(inUse: readonly string[], sources: readonly Source[], to: { email: string; mobile: string | null }): Promise<Promise<void>[]> {
-    const label: Record<string, string> = { email: 'e-mail address', mobile: 'mobile number', username: 'username' };
+    const label: Record<string, string> = { email: 'e-mail address', mobile: 'mobile number' };
     return sources.map((ch) => {
       const text = inUse.includes(ch)
         ? `Someone asked to register a new account with this ${label[ch]}, but an account already uses it. Sign in, or reset your password if you forgot it. If it was not you, ignore this message.`
-        : `Your registration could not be completed: the ${inUse.map((f) => label[f]).join(' and ')} you gave ${inUse.length > 1 ? 'are' : 'is'} already in use. Start again with another.`;
+        : inUse.includes('username')
+          ? 'Your registration could not be completed: the username you gave is already in use. Start again with another.'
+          : 'Your registration could not be completed. If you already have an account, sign in or reset your password; otherwise start again.';
       return this.send(ch, to, 'Your registration', text);
     });
   }
@@ -430,9 +448,7 @@ export class IdentityService {
     await this.limitAccount('otp', user, type, identifier as string);
     if (user && user.active) {
       const reachable = sources.filter((s) => (s === 'email' ? user.email : user.mobile));
-      if (reachable.length === sources.length) {
-        for (const p of await this.issueAndSend(user, 'login', sources, randomBytes(8).toString('hex'))) this.sendLater(p);
-      }
+      if (reachable.length === sources.length) this.afterAnswer(async () => void (await Promise.all(await this.issueAndSend(user, 'login', sources, randomBytes(8).toString('hex')))));
     }
     // The same answer whether or not the account exists.
     return { message: SAME_ANSWER_LOGIN };
