@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Knex } from 'knex';
 import type { Registry } from '../core/registry/types';
 import type { Dialect } from './dialects/dialect';
+import { dialectOf } from './dialects/of-knex';
 import { desiredSchema } from './schema/desired';
 import { diffSchemas, snapshotOf } from './schema/diff';
 import { describeOp, toMigrationSource } from './schema/to-migration';
@@ -71,14 +72,23 @@ export function makeMigration(registry: Registry, dir: string, name: string, all
   return { file, changes: diff.ops.map(describeOp) };
 }
 
+/**
+ * Runs knex's migrator on `db` the way its database needs (Dialect.migrationRun): on SQLite with foreign
+ * keys off, so a table a migration rebuilds keeps the rows that reference it, and a foreign-key check at
+ * the end of each migration. Every migration run goes through here, hand-written migrations included.
+ */
+function migrationRun<T>(db: Knex, dir: string, step: (config: Knex.MigratorConfig) => Promise<T>): Promise<T> {
+  return dialectOf(db).migrationRun(db, (hooks) => step({ ...knexConfig(dir), ...hooks } as Knex.MigratorConfig));
+}
+
 export async function migrateLatest(db: Knex, dir: string): Promise<string[]> {
   if (migrationFiles(dir).length === 0) return [];
-  const [, applied] = (await db.migrate.latest(knexConfig(dir))) as [number, string[]];
+  const [, applied] = (await migrationRun(db, dir, (config) => db.migrate.latest(config))) as [number, string[]];
   return applied;
 }
 
 export async function migrateRollback(db: Knex, dir: string, all = false): Promise<string[]> {
-  const [, undone] = (await db.migrate.rollback(knexConfig(dir), all)) as [number, string[]];
+  const [, undone] = (await migrationRun(db, dir, (config) => db.migrate.rollback(config, all))) as [number, string[]];
   return undone;
 }
 

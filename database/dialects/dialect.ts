@@ -142,6 +142,16 @@ export interface Dialect {
    * a lock file beside the database file (`<file>.<name>.lock`; none for an in-memory database).
    */
   lockedSession<T>(db: Knex, name: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a migration run (`run`: knex's migrator on `db`, given the hooks to pass it) so that no migration
+   * changes a row it does not name. SQLite alters most columns by rebuilding the table (new table, copy,
+   * drop, rename): with foreign keys on, the drop would delete the rows that reference the table (CASCADE),
+   * clear their values (SET NULL) or fail (RESTRICT), and `PRAGMA foreign_keys` cannot change inside the
+   * migration's transaction: there (dialects/sqlite-migrations.ts) the run has foreign keys off on its
+   * connection, and each migration ends with a foreign-key check that fails it (rolled back) when a row
+   * names a missing one. PostgreSQL and MySQL/MariaDB alter tables in place: the run as it is.
+   */
+  migrationRun<T>(db: Knex, run: (hooks: MigrationHooks) => Promise<T>): Promise<T>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -166,6 +176,18 @@ export interface Dialect {
   /** The month (1–12) of a bucket start: orders month-name labels by the calendar. */
   monthNumber(start: SqlFragment): SqlFragment;
 }
+
+/**
+ * knex's migrator hooks (its `beforeEach` / `afterEach` options): called with the migration's transaction
+ * (or `knex` itself for a migration with `config.transaction = false`) and the migrations it runs.
+ */
+export interface MigrationHooks {
+  readonly beforeEach?: (trx: Knex, migrations: readonly unknown[]) => Promise<void>;
+  readonly afterEach?: (trx: Knex, migrations: readonly unknown[]) => Promise<void>;
+}
+
+/** `migrationRun` of the databases that alter a table in place: the run as it is, no hooks. */
+export const migrateInPlace: Dialect['migrationRun'] = (_db, run) => run({});
 
 /** How long a MySQL/MariaDB `lockedTransaction` waits for its lock (seconds) before it fails. */
 export const LOCKED_TRANSACTION_WAIT_S = 60;

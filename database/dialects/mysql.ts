@@ -4,7 +4,7 @@
  * PostgreSQL ("C") do; `…i` operators go through the `__fold` shadow columns like everywhere.
  */
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, SESSION_LOCK_WAIT_S, likePattern, lockRowsWith, onOwnConnection } from './dialect';
+import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, SESSION_LOCK_WAIT_S, likePattern, lockRowsWith, migrateInPlace, onOwnConnection } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { mysqlDates } from './mysql-dates';
 
@@ -115,6 +115,7 @@ export const mysqlDialect: Dialect = {
   // knex.raw answers [rows, fields].
   rawRows: (result) => (result as [Row[]])[0],
   name: 'mysql',
+  migrationRun: migrateInPlace,
 
   async insertReturning(db, table, row, columns) {
     // MariaDB 10.5+ has INSERT … RETURNING, MySQL has not, and knex writes neither: read the row back by its id.

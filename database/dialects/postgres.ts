@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Dialect, type DbFault, SESSION_LOCK_WAIT_S, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, nullsSpelledOut, onOwnConnection, withReturning } from './dialect';
+import { type Dialect, type DbFault, SESSION_LOCK_WAIT_S, claimWithReturning, insertWithReturning, likePattern, lockRowsWith, migrateInPlace, nullsSpelledOut, onOwnConnection, withReturning } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { postgresDates } from './postgres-dates';
 
@@ -94,6 +94,7 @@ export const postgresDialect: Dialect = {
     });
   },
   name: 'postgres',
+  migrationRun: migrateInPlace,
 
   like(column, value, { caseInsensitive, mode }) {
     return { sql: `?? ${caseInsensitive ? 'ILIKE' : 'LIKE'} ? ESCAPE '\\'`, bindings: [column, likePattern(value, mode)] };

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { type Dialect, type DbFault, SESSION_LOCK_WAIT_S, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, onOwnConnection, withReturning } from './dialect';
 import { sqliteDates } from './sqlite-dates';
+import { sqliteMigrationRun } from './sqlite-migrations';
 
 function errCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
@@ -50,6 +51,8 @@ export const sqliteDialect: Dialect = {
   rawRows,
   claimRows: claimWithReturning(false, rawRows),
   name: 'sqlite',
+  // tables rebuilt by a migration keep the rows that reference them (sqlite-migrations.ts)
+  migrationRun: sqliteMigrationRun,
 
   like(column, value, { caseInsensitive, mode }) {
     if (caseInsensitive) {
