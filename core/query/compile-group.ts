@@ -15,7 +15,7 @@
  *            cut to `groupFilter` offset/limit: every group's records in ONE query (populateGroup).
  */
 import type { Knex } from 'knex';
-import type { Dialect, SqlFragment } from '../../database/dialects/dialect';
+import type { Dialect, ExactAggregate, SqlFragment } from '../../database/dialects/dialect';
 import { BASE_ALIAS, type CheckedSort, type SelectedField, type SortJoin } from './checked';
 import type { CheckedGroup, GroupAggregate, GroupField, GroupKey } from './check-group';
 import { ATTRIBUTE_KINDS, DECIMAL_SCALE } from '../registry/attribute-kinds';
@@ -78,6 +78,31 @@ function ordered(column: string, field: GroupField | null, dialect: Dialect): Sq
   return field && isText(field) ? dialect.byteOrdered(column) : ident(column);
 }
 
+/**
+ * Digits after the point of a field whose `sum` and `avg` are exact decimals on PostgreSQL (numeric) and
+ * MariaDB (DECIMAL): integers, bigintegers and decimals; null for a float (a float sum everywhere).
+ */
+function exactScale(field: GroupField): number | null {
+  if (field.type === 'decimal') return DECIMAL_SCALE;
+  return field.type === 'integer' || field.type === 'biginteger' ? 0 : null;
+}
+
+/**
+ * The dialect's exact SUM/AVG of aggregate `a` (Dialect.exactAggregate), or null where the database's
+ * own is exact: the compilers and the reading of the answer (records/group-service.ts) take it from here.
+ */
+export function exactAggregateOf(a: GroupAggregate, dialect: Dialect): { exact: ExactAggregate; fn: 'sum' | 'avg'; scale: number } | null {
+  if (a.field === null || (a.fn !== 'sum' && a.fn !== 'avg') || !dialect.exactAggregate) return null;
+  const scale = exactScale(a.field);
+  return scale === null ? null : { exact: dialect.exactAggregate, fn: a.fn, scale };
+}
+
+/** Per row: the input of aggregate `a`. */
+function aggregateInput(a: GroupAggregate & { field: GroupField }, dialect: Dialect): SqlFragment {
+  const e = exactAggregateOf(a, dialect);
+  return e ? e.exact.units(a.field.column, e.scale) : shownValue(a.field.column);
+}
+
 function aggregateSql(a: GroupAggregate, input: string, dialect: Dialect): SqlFragment {
   if (a.field === null) return { sql: 'COUNT(*)', bindings: [] };
   switch (a.fn) {
@@ -86,15 +111,22 @@ function aggregateSql(a: GroupAggregate, input: string, dialect: Dialect): SqlFr
     case 'count_distinct':
       return { sql: 'COUNT(DISTINCT ??)', bindings: [input] };
     case 'sum':
-    case 'avg':
-      if (a.field.type === 'decimal' && dialect.decimalAggregate) return dialect.decimalAggregate(a.fn, input, DECIMAL_SCALE);
-      return { sql: `${a.fn.toUpperCase()}(??)`, bindings: [input] };
+    case 'avg': {
+      const e = exactAggregateOf(a, dialect);
+      return e ? e.exact.value(e.fn, input) : { sql: `${a.fn.toUpperCase()}(??)`, bindings: [input] };
+    }
     case 'min':
     case 'max': {
       const o = ordered(input, a.field, dialect);
       return { sql: `${a.fn.toUpperCase()}(${o.sql})`, bindings: o.bindings };
     }
   }
+}
+
+/** What groups sorted by aggregate `j` order by: its column, or the exact aggregate's number. */
+function aggregateOrder(a: GroupAggregate, j: number, dialect: Dialect): SqlFragment {
+  const e = exactAggregateOf(a, dialect);
+  return e ? e.exact.order(e.fn, inSrc(rowInput(j)), e.scale) : ident(aggregateColumn(j));
 }
 
 /** The filtered rows with their grouping values, joined for the keys (and `joins`). */
@@ -114,7 +146,7 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
     if (sortsByMonth(k)) inner.select(as(db, dialect.monthNumber(bucketStart(k, g, dialect)), rowMonth(i)));
   });
   g.aggregates.forEach((a, j) => {
-    if (a.field) inner.select(as(db, shownValue(a.field.column), rowInput(j)));
+    if (a.field) inner.select(as(db, aggregateInput({ ...a, field: a.field }, dialect), rowInput(j)));
   });
   const outer = db.from(inner.as(SRC));
   g.keys.forEach((k, i) => outer.select(as(db, labelOf(k, inSrc(rowKey(i)), dialect), groupKeyColumn(i))));
@@ -123,7 +155,8 @@ export function compileGroupPage(db: Knex, dialect: Dialect, src: FilteredSource
   outer.groupBy(groupByKeys(g));
   for (const s of g.sort) {
     if (s.target.kind === 'aggregate') {
-      outer.orderByRaw(`?? ${dialect.sortDirection(s.direction)}`, [aggregateColumn(s.target.index)]);
+      const o = aggregateOrder(g.aggregates[s.target.index], s.target.index, dialect);
+      outer.orderByRaw(`${o.sql} ${dialect.sortDirection(s.direction)}`, o.bindings as Knex.RawBinding[]);
     } else if (sortsByMonth(g.keys[s.target.index])) {
       outer.orderByRaw(`MIN(??) ${dialect.sortDirection(s.direction)}`, [inSrc(rowMonth(s.target.index))]);
     } else {

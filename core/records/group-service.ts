@@ -1,7 +1,8 @@
 /**
  * Grouped Find (spec 2.4, 4.5): runs the queries of compile-group.ts and shapes the answer. Every
  * group, aggregate and per-group page is computed by the database; this file only converts driver
- * values (PostgreSQL's bigint/numeric text → numbers, dates → API form) and nests records.
+ * values (PostgreSQL's bigint/numeric text → numbers, SQLite's exact sums (Dialect.exactAggregate) →
+ * numbers, dates → API form) and nests records.
  *
  * Answer: `records` = the page of groups, each `{ <groupBy entry>: key value, …, <alias>: aggregate, … }`;
  * `meta` pages the groups; `groupMeta` = `{ groupKey: {…}, aggregates: {…} }` per group; with
@@ -11,7 +12,7 @@ import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
 import type { CheckedGroup, CheckedGroupQuery, GroupAggregate, GroupKey } from '../query/check-group';
 import { proveTable } from '../query/checked';
-import { GROUP_COUNT, GROUP_SIZE, aggregateColumn, compileGroupCount, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
+import { GROUP_COUNT, GROUP_SIZE, aggregateColumn, compileGroupCount, exactAggregateOf, compileGroupPage, compileGroupRecords, groupKeyColumn } from '../query/compile-group';
 import { AGGREGATE_FUNCTIONS } from '../query/group-vocabulary';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { type RecordBudget, unbounded } from './answer-budget';
@@ -54,9 +55,11 @@ function keyValue(key: GroupKey, v: unknown): unknown {
   return ATTRIBUTE_KINDS[key.field.type].fromDb(v);
 }
 
-function aggregateValue(a: GroupAggregate, v: unknown): unknown {
+function aggregateValue(a: GroupAggregate, v: unknown, dialect: Dialect): unknown {
   const result = AGGREGATE_FUNCTIONS[a.fn].result;
   if (result === 'count') return Number(v ?? 0);
+  const e = exactAggregateOf(a, dialect);
+  if (e) return e.exact.read(e.fn, v, e.scale);
   if (isNull(v)) return null;
   if (result === 'number' || a.field === null) return Number(v);
   return ATTRIBUTE_KINDS[a.field.type].fromDb(v);
@@ -81,7 +84,7 @@ export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQue
   }
   const groups = rows.map((row) => ({
     groupKey: groupKeyOf(g, row),
-    aggregates: Object.fromEntries(g.aggregates.map((a, j) => [a.alias, aggregateValue(a, row[aggregateColumn(j)])])),
+    aggregates: Object.fromEntries(g.aggregates.map((a, j) => [a.alias, aggregateValue(a, row[aggregateColumn(j)], dialect)])),
     size: Number(row[GROUP_SIZE]),
   }));
   const result: GroupedListResult = {

@@ -46,6 +46,23 @@ export interface ClaimRows {
   readonly columns: readonly string[];
 }
 
+/**
+ * An exact SUM or AVG computed by the database in parts it answers without overflow or rounding, made
+ * into the JSON number PostgreSQL's and MariaDB's exact answers become (the nearest double of the exact
+ * result; an average rounded as PostgreSQL's numeric division rounds it). `scale`: digits after the
+ * point (0 for integers; a decimal's 4).
+ */
+export interface ExactAggregate {
+  /** Per row: the value of `column` in whole units of its last digit. */
+  units(column: string, scale: number): SqlFragment;
+  /** Per group: the aggregate's column, of the per-row `units` column; `read` makes the answer of it. */
+  value(fn: 'sum' | 'avg', units: string): SqlFragment;
+  /** Per group: a number in the order of the answers, for ORDER BY. */
+  order(fn: 'sum' | 'avg', units: string, scale: number): SqlFragment;
+  /** The aggregate's column as the API answers it; null for a group without values. */
+  read(fn: 'sum' | 'avg', raw: unknown, scale: number): number | null;
+}
+
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres' | 'mysql';
   /** SELECT … FOR UPDATE is meaningful (SQLite serializes writers anyway). */
@@ -66,12 +83,11 @@ export interface Dialect {
    */
   byteOrdered(column: string): SqlFragment;
   /**
-   * SUM or AVG of a decimal column with `scale` digits after the point where the database stores
-   * decimals as binary floats (SQLite's REAL): computed on whole units of the last digit, so that the answer is the decimal one (0.1 + 0.2 + 0.0001
-   * sums to 0.3001, not 0.30010000000000003), as PostgreSQL's and MariaDB's exact DECIMAL answer it.
-   * Absent: the database's own SUM and AVG of a decimal are exact.
+   * SUM and AVG of integer, biginteger and decimal columns where the database's own are not exact
+   * (SQLite: SUM fails past 2^63, AVG and decimal sums are float arithmetic). Absent: the database's own
+   * SUM and AVG answer the exact decimal (PostgreSQL's numeric, MariaDB's DECIMAL), read with Number().
    */
-  readonly decimalAggregate?: (fn: 'sum' | 'avg', column: string, scale: number) => SqlFragment;
+  readonly exactAggregate?: ExactAggregate;
   /**
    * INSERT of one row answering the stored row's `columns` (`INSERT … RETURNING` where the database
    * has it; MySQL has none: the row is read back by its new id on the same connection).

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { type Dialect, type DbFault, SESSION_LOCK_WAIT_S, claimWithReturning, insertWithReturning, likePattern, nullsSpelledOut, onOwnConnection, withReturning } from './dialect';
 import { sqliteDates } from './sqlite-dates';
 import { sqliteMigrationRun } from './sqlite-migrations';
+import { sqliteSums } from './sqlite-sums';
 
 function errCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
@@ -71,13 +72,7 @@ export const sqliteDialect: Dialect = {
     return { sql: '??', bindings: [column] };
   },
 
-  decimalAggregate(fn, column, scale) {
-    // The float sum is within far less than one unit of the last digit of the decimal one: rounded there,
-    // it is exact (a whole number below 2^53), and one division gives the double nearest the decimal answer.
-    const unit = 10 ** scale;
-    const units = `ROUND(SUM(??) * ${unit})`;
-    return fn === 'sum' ? { sql: `${units} / ${unit}.0`, bindings: [column] } : { sql: `${units} / (COUNT(??) * ${unit}.0)`, bindings: [column, column] };
-  },
+  exactAggregate: sqliteSums,
 
   classifyError(err): DbFault | null {
     const code = errCode(err);

@@ -10,6 +10,7 @@ import { compileGroupPage } from '../../../core/query/compile-group';
 import { type ZoneNames, labelIsInjective, zoneNames } from '../../../core/query/group-vocabulary';
 import { postgresDialect } from '../../../database/dialects/postgres';
 import { sqliteDialect } from '../../../database/dialects/sqlite';
+import { sqliteSums } from '../../../database/dialects/sqlite-sums';
 import type { TableRef } from '../../../core/query/checked';
 
 const group = (zone: CheckedGroup['zone']): CheckedGroup => ({
@@ -76,11 +77,16 @@ describe('unit: compile-group (SQL per dialect)', () => {
   it('SQLite: groups by the first day of the month (date modifiers, never localtime), labels with substr', () => {
     const db = knex({ client: 'sqlite3', useNullAsDefault: true });
     const ist = compileGroupPage(db, sqliteDialect, src, group({ kind: 'offset', minutes: 330 })).toSQL().toNative();
+    const amountUnits = sqliteSums.units(proveColumn('t0', 'amount'), 4);
+    const units = db.raw(amountUnits.sql, amountUnits.bindings as string[]).toQuery();
+    expect(units).to.match(/^\(CASE WHEN ABS\(`t0`\.`amount`\) < 1e11 THEN CAST\(ROUND\(`t0`\.`amount` \* 10000\) AS INTEGER\) ELSE /);
     expect(ist.sql).to.equal(
-      // the sum of a decimal is taken in units of 0.0001 (exact decimal sums on SQLite's float column)
-      'select substr(`__src`.`__b0`, 1, 7) as `__g0`, ROUND(SUM(`__src`.`__v0`) * 10000) / 10000.0 as `__a0`, COUNT(*) as `__n`, COUNT(*) OVER () as `__groups` ' +
-        "from (select date(`t0`.`paid_at`, ?, 'start of month') as `__b0`, `t0`.`amount` as `__v0` from `payment` as `t0` where `t0`.`deleted_tracker` = ?) as `__src` " +
-        'group by `__src`.`__b0` order by `__a0` DESC NULLS LAST, `__src`.`__b0` ASC NULLS FIRST limit ?',
+      // the sum of a decimal is taken exactly, in units of 0.0001 (sqlite-sums.ts): two part sums as text
+      'select substr(`__src`.`__b0`, 1, 7) as `__g0`, ' +
+        "CAST(SUM(`__src`.`__v0` / 4294967296) AS TEXT) || ',' || CAST(SUM(`__src`.`__v0` % 4294967296) AS TEXT) || ',' || COUNT(`__src`.`__v0`) as `__a0`, " +
+        'COUNT(*) as `__n`, COUNT(*) OVER () as `__groups` ' +
+        `from (select date(\`t0\`.\`paid_at\`, ?, 'start of month') as \`__b0\`, ${units} as \`__v0\` from \`payment\` as \`t0\` where \`t0\`.\`deleted_tracker\` = ?) as \`__src\` ` +
+        'group by `__src`.`__b0` order by (SUM(`__src`.`__v0` / 4294967296) * 4294967296.0 + SUM(`__src`.`__v0` % 4294967296)) / 10000.0 DESC NULLS LAST, `__src`.`__b0` ASC NULLS FIRST limit ?',
     );
     expect(ist.bindings).to.deep.equal(['+330 minutes', 'not-deleted', 10]);
     expect(() => compileGroupPage(db, sqliteDialect, src, group({ kind: 'name', name: 'Europe/Berlin' }))).to.throw(/not supported/);
