@@ -155,7 +155,7 @@ export class MediaService {
     const obsolete: string[] = [];
     for (const field of mediaFields(model)) {
       const uploads = prepared.filter((p) => p.field === field);
-      const keepGiven = field.name in data;
+      const keepGiven = Object.hasOwn(data, field.name);
       if (creating && field.required && uploads.length === 0) add(errors, field.name, 'is required (send a file part)');
       if (!keepGiven && uploads.length === 0) continue;
       const existing = creating ? [] : ((await trx(MEDIA_TABLE).select('id', 'storage_key').where({ model: model.name, field: field.name, record_id: recordId }).orderBy('id')) as Pick<MediaRow, 'id' | 'storage_key'>[]);

@@ -358,7 +358,7 @@ export class RecordService {
       throw new ValidationError(`${shared.join(', ')}: shared by every locale of the entry; change them through an update of the entry`, Object.fromEntries(shared.map((f) => [f, ['is shared by every locale (localized: false); not part of a localization']])));
     }
     const data = this.validators(model).check(body, 'patch');
-    const missing = model.attributes.filter((a) => a.kind === 'scalar' && a.required && a.localized !== false && a.default === undefined && a.writable !== false && !(a.name in data));
+    const missing = model.attributes.filter((a) => a.kind === 'scalar' && a.required && a.localized !== false && a.default === undefined && a.writable !== false && !Object.hasOwn(data, a.name));
     if (missing.length > 0) throw new ValidationError(`invalid ${model.name}`, Object.fromEntries(missing.map((a) => [a.name, ['is required']])));
     // A create like any other (issue 15): before/afterCreate hooks, one record.create event in the transaction.
     const w = this.effects.start(caller.actor);
@@ -726,7 +726,7 @@ export class RecordService {
    */
   private async withMedia(trx: Knex.Transaction, model: ContentType, id: number, record: ApiRecord, data: Record<string, unknown>, prepared: readonly PreparedFile[], caller: Caller): Promise<ApiRecord> {
     const fields = mediaFields(model);
-    if (!this.deps.media || (prepared.length === 0 && !fields.some((f) => f.name in data))) return record;
+    if (!this.deps.media || (prepared.length === 0 && !fields.some((f) => Object.hasOwn(data, f.name)))) return record;
     await this.deps.media.attach(trx, model, [{ id }], [record], fields, { urls: !caller.unreadable.has(model.name) });
     return record;
   }
@@ -755,8 +755,8 @@ export class RecordService {
   private isSingleStatement(model: ContentType, data: Record<string, unknown>, mode: WriteMode, prepared: readonly PreparedFile[]): boolean {
     // Events and hooks run in the write's transaction (issue 15): the outbox row commits with the change.
     if (this.effects.transactional) return false;
-    if (prepared.length > 0 || mediaFields(model).some((f) => f.name in data)) return false;
-    return !model.attributes.some((a) => a.kind === 'relation' && a.owner && a.joinTable && (a.name in data || mode === 'put'));
+    if (prepared.length > 0 || mediaFields(model).some((f) => Object.hasOwn(data, f.name))) return false;
+    return !model.attributes.some((a) => a.kind === 'relation' && a.owner && a.joinTable && (Object.hasOwn(data, a.name) || mode === 'put'));
   }
 
   /** Inserts one record (its links and media too): the record as the write answers it. */
@@ -793,7 +793,7 @@ export class RecordService {
       // server-only attributes: a create gives them their default, a PUT leaves them as the server set them
       if (a.writable === false && mode !== 'create') continue;
       if (a.kind === 'scalar') {
-        if (a.name in data) {
+        if (Object.hasOwn(data, a.name)) {
           const v = data[a.name];
           row[a.column] = v === null ? null : a.type === 'password' ? await this.deps.hashPassword(String(v)) : ATTRIBUTE_KINDS[a.type].toDb(v);
         } else if (mode !== 'patch') {
@@ -804,7 +804,7 @@ export class RecordService {
           const resolved = await this.resolveToOne(trx, model, a, data, fieldErrors, related, unreadable.has(a.target));
           if (resolved !== undefined) row[a.column] = resolved;
           else if (mode !== 'patch') row[a.column] = null;
-        } else if (a.joinTable && a.name in data) {
+        } else if (a.joinTable && Object.hasOwn(data, a.name)) {
           const ids = data[a.name] as number[];
           const target = this.target(a);
           const found = await repo.activeIds(trx, target, ids);

@@ -9,7 +9,7 @@ import { ATTRIBUTE_KINDS } from './attribute-kinds';
 import type { RawDocument } from './load';
 import { linearRegExp, patternProblem } from './linear-pattern';
 import { CONTENT_TYPE_META_SCHEMA, type RawAttribute, type RawContentType } from './meta-schema';
-import { MODEL_NAME, snakeCase, tableName } from './naming';
+import { INHERITED_NAMES, MODEL_NAME, inheritedNameProblem, snakeCase, tableName } from './naming';
 import { buildPermissions, checkWriteOptions } from './permissions';
 import { RegistryError } from './registry-error';
 import {
@@ -51,6 +51,7 @@ function checkShape(doc: RawDocument): RawContentType {
     if (e?.keyword === 'additionalProperties') problem = `unknown option "${String(e.params.additionalProperty)}"`;
     if (e?.keyword === 'enum') problem = `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
     if (e?.propertyName !== undefined) problem = `attribute name "${e.propertyName}" must be camelCase letters and digits`;
+    if (e?.propertyName !== undefined && INHERITED_NAMES.has(e.propertyName)) fail(doc, `${path}.${e.propertyName}`, inheritedNameProblem(e.propertyName));
     if (e?.keyword === 'additionalProperties' && path === 'permissions') {
       problem = `unknown role "${String(e.params.additionalProperty)}" (roles: ${PERMISSION_ROLES.join(', ')}; admin holds every permission)`;
     }
@@ -215,6 +216,7 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
   const taken = new Map<string, string>();
   const claim = (fieldName: string, by: string): void => {
     if (SYSTEM_NAMES.has(fieldName)) fail(doc, `attributes.${by}`, `"${fieldName}" is a system field name`);
+    if (INHERITED_NAMES.has(fieldName)) fail(doc, `attributes.${by}`, inheritedNameProblem(fieldName));
     const prior = taken.get(fieldName);
     if (prior !== undefined) fail(doc, `attributes.${by}`, `"${fieldName}" clashes with attribute "${prior}"`);
     taken.set(fieldName, by);

@@ -68,7 +68,10 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
 }
 
 // Patterns run on RE2 (linear time): a model's pattern cannot be made to backtrack (issue 13).
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, code: { regExp: linearRegExp } });
+// `ownProperties`: a body's fields are its own keys; an inherited one (`constructor`, `toString`) is never
+// read as a value a body gave (the registry refuses such attribute names too). Its cost is one
+// hasOwnProperty call per declared property present in a body: below measurement on a write.
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, ownProperties: true, code: { regExp: linearRegExp } });
 addFormats(ajv);
 
 export function compileValidators(model: ContentType, registry: Registry): ModelValidators {
