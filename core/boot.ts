@@ -13,6 +13,7 @@ import { eventRecordReader } from './records/record-reader';
 import type { Plugin, PluginDeps } from './plugin-api';
 import { foreignKeyEventsOf } from './records/cascade-events';
 import { loadRegistry, type ModelSource } from './registry';
+import { reservedModelNames } from './api-segments';
 
 export interface Booted extends PluginDeps {
   readonly plugins: readonly Plugin[];
@@ -54,7 +55,7 @@ export function createLogger(config: Config, buffered = false): Logger {
  * reader, each plugin's `events` hook); the schema is not touched here.
  */
 export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
-  const registry = loadRegistry(modelSources(config, plugins), config.rootDir);
+  const registry = loadRegistry(modelSources(config, plugins), config.rootDir, reservedModelNames(plugins));
   const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders, poolMax: config.poolMax });
   const events = createEventPipeline(config, db, dialect, log, readDb);
   // Plugins' own hard deletes announce what their foreign keys change, as the record service's deletes do.

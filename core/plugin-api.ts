@@ -177,6 +177,11 @@ export interface Plugin {
   readonly name: string;
   /** Extra YAML models for the registry. */
   readonly contentTypesDir?: string;
+  /**
+   * First segments of the `/api/<segment>/…` paths `routes` adds besides its own models' (`iam` for
+   * /api/iam/authenticate): no model may be named so (core/api-segments.ts; the registry refuses it at boot).
+   */
+  readonly apiSegments?: readonly string[];
   routes?(router: Router<RequestState>, deps: PluginDeps): void;
   authenticator?(deps: PluginDeps): Authenticator;
   authorizer?(deps: PluginDeps): Authorizer;

@@ -7,10 +7,11 @@ import { BadRequestError, UnauthorizedError } from '../errors/errors';
 import type { RequestState } from '../http/state';
 import type { Authenticator } from '../plugin-api';
 import type { Realtime } from './service';
+import { REALTIME_SEGMENT } from './segment';
 import type { Tickets } from './ticket';
 
 export function realtimeRouter(realtime: Realtime, tickets: Tickets, authenticator: Authenticator | null, parseQuery: (raw: string) => unknown): Router<RequestState> {
-  const router = new Router<RequestState>({ prefix: '/api/realtime' });
+  const router = new Router<RequestState>({ prefix: `/api/${REALTIME_SEGMENT}` });
 
   router.post('/ticket', async (ctx) => {
     const bearer = ctx.get('Authorization') || undefined;

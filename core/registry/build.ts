@@ -303,14 +303,19 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-/** Checks every document and builds the immutable registry. */
-export function buildRegistry(docs: readonly RawDocument[]): Registry {
+/**
+ * Checks every document and builds the immutable registry. `reserved`: model names that `/api/<name>`
+ * routes of core or a plugin hold (core/api-segments.ts), each with what holds it.
+ */
+export function buildRegistry(docs: readonly RawDocument[], reserved: ReadonlyMap<string, string> = new Map()): Registry {
   const drafts = new Map<string, Draft>();
   const tables = new Map<string, string>();
   for (const doc of docs) {
     const raw = checkShape(doc);
     const name = raw.name ?? doc.stem;
     if (!MODEL_NAME.test(name)) fail(doc, 'name', `"${name}" must be lower-case words joined by hyphens`);
+    const holder = reserved.get(name);
+    if (holder !== undefined) fail(doc, 'name', `model name "${name}" is reserved: /api/${name} is taken by ${holder}; choose another name`);
     const prior = drafts.get(name);
     if (prior) fail(doc, 'name', `model "${name}" is already declared in ${prior.doc.file}`);
     const table = raw.table ?? tableName(name);

@@ -38,6 +38,8 @@ export function usersPermissions(): Plugin {
   return {
     name: 'users-permissions',
     contentTypesDir: contentTypesDir(),
+    // /api/iam/… (routes.ts); /api/user and /api/access-rule are its own models'.
+    apiSegments: ['iam'],
     routes: (router, deps) => {
       const r = runtime(deps);
       identityRoutes(router, { service: r.service, auth: r.authenticator, authorizer: r.authorizer, apiTokens: r.apiTokens, store: r.store, rules: { registry: deps.registry, store: r.accessRules }, publicBodyMaxBytes: deps.config.iam.bodyMaxBytes });
