@@ -6,6 +6,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ATTRIBUTE_KINDS } from './attribute-kinds';
+import { boundsProblem } from './bounds';
 import type { RawDocument } from './load';
 import { linearRegExp, patternProblem } from './linear-pattern';
 import { CONTENT_TYPE_META_SCHEMA, type RawAttribute, type RawContentType } from './meta-schema';
@@ -104,6 +105,8 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     ...(raw.description !== undefined && { description: raw.description }),
     ...(raw.example !== undefined && { example: raw.example }),
   };
+  const bounds = boundsProblem(attr);
+  if (bounds) fail(doc, `${path}.${bounds[0]}`, bounds[1]);
   for (const key of ['default', 'example'] as const) {
     if (raw[key] === undefined) continue;
     const check = ajv.compile(ATTRIBUTE_KINDS[type].schema(attr));

@@ -12,6 +12,8 @@
  *   so MariaDB keeps the same text SQLite keeps, and the date buckets read it (mysql-dates.ts).
  * - `text` → `longtext` (TEXT holds 64 KiB only; PostgreSQL's text has no such bound), with its
  *   default kept (knex drops defaults of text columns; MariaDB 10.2+ takes them).
+ * - `varchar(n)` longer than MYSQL_VARCHAR_MAX characters (`string` with `maxLength: 100000`) → `longtext`:
+ *   MariaDB's varchar holds 16383 utf8mb4 characters at most and a row's varchars 65535 bytes together.
  * - `time` → `time(6)`: microseconds as PostgreSQL keeps them (mysql-connect.ts reads them back as
  *   PostgreSQL prints them).
  * - every table: `utf8mb4` with a binary, NO PAD collation (see MYSQL_COLLATION).
@@ -43,7 +45,19 @@ export const MYSQL8_COLLATION = 'utf8mb4_0900_bin';
 /** Length of the canonical ISO-8601 UTC text of an instant (`YYYY-MM-DDTHH:MM:SS.mmmZ`). */
 export const INSTANT_TEXT_LENGTH = 24;
 
+/**
+ * The longest varchar MariaDB is given, in characters: 768 × 4 bytes (utf8mb4) is InnoDB's longest index
+ * key, so such a column is still indexed whole. A longer string is `longtext`; its length is checked by the
+ * validation on every database (core/validation), not by the column.
+ */
+export const MYSQL_VARCHAR_MAX = 768;
+
 class ColumnCompiler extends ColumnCompilerMySQL {
+  varchar(length: unknown): string {
+    const n = typeof length === 'number' ? length : 255;
+    return n > MYSQL_VARCHAR_MAX ? 'longtext' : `varchar(${n})`;
+  }
+
   increments(this: { tableCompiler: { _canBeAddPrimaryKey(o: unknown): boolean } }, options: unknown = { primaryKey: true }): string {
     return `int not null${this.tableCompiler._canBeAddPrimaryKey(options) ? ' auto_increment primary key' : ''}`;
   }

@@ -39,7 +39,7 @@ describe('mysql dialect (pure)', () => {
     expect(mysqlDialect.like('c', '50%_\\', { caseInsensitive: false, mode: 'contains' })).to.deep.equal({ sql: '?? LIKE ?', bindings: ['c', '%50\\%\\_\\\\%'] });
   });
 
-  it('creates tables utf8mb4 with a binary NO PAD collation, ids signed, instants as 24-character text', () => {
+  it('creates tables utf8mb4 with a binary NO PAD collation, ids signed, instants as 24-character text, long strings as longtext', () => {
     const db = knex({ client: MysqlClient });
     const sql = db.schema
       .createTable('t', (t) => {
@@ -47,6 +47,8 @@ describe('mysql dialect (pure)', () => {
         t.timestamp('at', { useTz: true, precision: 3 }).notNullable();
         t.text('body').defaultTo('x');
         t.time('clock');
+        t.string('short', 768);
+        t.string('long', 769).defaultTo('y');
         t.integer('other_id').references('id').inTable('t');
       })
       .toString();
@@ -54,6 +56,9 @@ describe('mysql dialect (pure)', () => {
     expect(sql).to.contain('`at` varchar(24) not null');
     expect(sql).to.contain("`body` longtext default 'x'");
     expect(sql).to.contain('`clock` time(6)');
+    // MariaDB's varchar holds 16383 characters, a row's varchars 65535 bytes: a longer string is longtext
+    expect(sql).to.contain('`short` varchar(768)');
+    expect(sql).to.contain("`long` longtext default 'y'");
     expect(sql).to.match(/default character set utf8mb4 collate utf8mb4_nopad_bin/);
   });
 
