@@ -27,7 +27,7 @@ export function recordExample(model: ContentType, registry: Registry, opts: Reco
       const v = scalarExample(a);
       out[a.name] = v === undefined ? null : v;
     } else if (a.kind === 'relation' && a.owner && a.idField) {
-      out[a.idField] = 1;
+      out[a.idField] = a.example === undefined ? 1 : a.example;
       const target = registry.get(a.target);
       if (opts.populated && target) out[a.name] = recordExample(target, registry);
     }
@@ -46,21 +46,26 @@ export function recordExample(model: ContentType, registry: Registry, opts: Reco
   return out;
 }
 
-/** A create / PUT / PATCH body; a related record is named by its user key where it has one. */
+/**
+ * A create / PUT / PATCH body: only fields a client may write (server-only `writable: false` ones are
+ * unknown fields of the body, 422); a related record is named by its user key where it has one, a
+ * to-one relation whose YAML `example` is null is left out.
+ */
 export function writeExample(model: ContentType, registry: Registry, mode: WriteMode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const a of model.attributes) {
+    if (a.writable === false) continue;
     if (a.kind === 'scalar') {
       if (a.private && a.type !== 'password') continue; // a server-side secret: no sample
       if (mode === 'patch' && !a.required) continue; // a PATCH names a few fields only
       const v = scalarExample(a);
       if (v !== undefined) out[a.name] = v;
-    } else if (a.kind === 'relation' && a.owner && !a.private && mode !== 'patch') {
+    } else if (a.kind === 'relation' && a.owner && !a.private && mode !== 'patch' && a.example !== null) {
       const target = registry.get(a.target);
       const key = target?.userKey ? target.byName.get(target.userKey) : undefined;
       const keyValue = key?.kind === 'scalar' ? scalarExample(key) : undefined;
       if (a.userKeyField && keyValue !== undefined) out[a.userKeyField] = keyValue;
-      else if (a.idField) out[a.idField] = 1;
+      else if (a.idField) out[a.idField] = a.example ?? 1;
       else if (a.joinTable) out[a.name] = [1];
     }
   }

@@ -141,7 +141,7 @@ function joinTableFor(owner: Draft, attrName: string, target: Draft): JoinTable 
 
 function buildRelation(doc: RawDocument, draft: Draft, name: string, raw: RawAttribute, drafts: ReadonlyMap<string, Draft>): RelationAttribute {
   const path = `attributes.${name}`;
-  refuseOptions(doc, path, raw, [...SCALAR_ONLY, ...MEDIA_ONLY]);
+  refuseOptions(doc, path, raw, [...SCALAR_ONLY.filter((k) => k !== 'example'), ...MEDIA_ONLY]);
   if (!raw.relation) fail(doc, `${path}.relation`, `required for type relation (${['manyToOne', 'oneToMany', 'oneToOne', 'manyToMany'].join(', ')})`);
   if (!raw.target) fail(doc, `${path}.target`, 'required for type relation');
   const target = drafts.get(raw.target);
@@ -167,8 +167,11 @@ function buildRelation(doc: RawDocument, draft: Draft, name: string, raw: RawAtt
     onDelete: raw.onDelete ?? ('restrict' as const),
     ...(raw.description !== undefined && { description: raw.description }),
   };
+  const example = raw.example;
+  if (example !== undefined && !(example === null || (Number.isInteger(example) && (example as number) >= 1))) fail(doc, `${path}.example`, 'a record id (1 or more), or null: leave it out of the examples');
   const toOneOwner = (): RelationAttribute => ({
     ...base,
+    ...(example !== undefined && { example: example as number | null }),
     owner: true,
     column: `${snakeCase(name)}_id`,
     joinTable: null,
@@ -246,6 +249,7 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
       });
     } else {
       const rel = buildRelation(doc, draft, name, rawAttr, drafts);
+      if (rawAttr.example !== undefined && !rel.idField) fail(doc, `attributes.${name}.example`, 'only the owning side of a to-one relation (manyToOne, oneToOne) takes an example');
       if (rel.idField) claim(rel.idField, name);
       if (rel.userKeyField) claim(rel.userKeyField, name);
       if (write.writeAction !== undefined && (!rel.owner || rel.private)) fail(doc, `attributes.${name}.writeAction`, 'this relation is not written through the API (an inverse or private side)');

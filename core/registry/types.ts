@@ -104,6 +104,8 @@ export interface RelationAttribute extends AttributeBase {
   readonly idField: string | null;
   readonly userKeyField: string | null;
   readonly onDelete: 'restrict' | 'set null' | 'cascade';
+  /** YAML `example` on an owning to-one relation: the id /docs examples give; null: write examples leave it out. */
+  readonly example?: number | null;
 }
 
 export type Attribute = ScalarAttribute | MediaAttribute | RelationAttribute;

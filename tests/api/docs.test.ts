@@ -9,7 +9,15 @@ import { get as httpGet } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import knex from 'knex';
+import pino from 'pino';
+import { loadConfig } from '../../config';
+import { enabledPlugins } from '../../config/plugins';
+import { reservedModelNames } from '../../core/api-segments';
+import { modelSources } from '../../core/boot';
+import { appDocument } from '../../core/openapi/app-document';
 import { buildOpenApiDocument } from '../../core/openapi/document';
+import { sqliteDialect } from '../../database/dialects/sqlite';
 import { OpenApiMergeError } from '../../core/openapi/merge';
 import { RECORD_ROUTES } from '../../core/records/routes';
 import { loadRegistry } from '../../core/registry';
@@ -37,11 +45,25 @@ const FIXTURE_MODELS = join(ROOT, 'tests', 'fixtures', 'openapi', 'models');
 const shippedRegistry = (): Registry => loadRegistry([{ dir: join(ROOT, 'content-types'), plugin: null }], ROOT);
 const fixtureRegistry = (): Registry => loadRegistry([{ dir: FIXTURE_MODELS, plugin: null }], ROOT);
 
+/** The document the service serves: the shipped models, the enabled plugins' models and fragments, realtime. */
+function servedDocument(): Obj {
+  const plugins = enabledPlugins();
+  const config = loadConfig({ IAM_JWT_SECRET: 'x'.repeat(40), NODE_ENV: 'test' }, ROOT);
+  const registry = loadRegistry(modelSources(config, plugins), ROOT, reservedModelNames(plugins));
+  const db = knex({ client: 'sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true, pool: { min: 0, max: 1 } });
+  try {
+    return appDocument(plugins, { config, db, dialect: sqliteDialect, registry, log: pino({ level: 'silent' }) }) as unknown as Obj;
+  } finally {
+    void db.destroy();
+  }
+}
+
 describe('OpenAPI document: valid, lint-clean, complete', () => {
   const shipped = buildOpenApiDocument({ registry: shippedRegistry(), version: '1.0.0' }) as unknown as Obj;
   const everyKind = buildOpenApiDocument({ registry: fixtureRegistry(), fragments: [{ plugin: 'hello', fragment: helloFragment }] }) as unknown as Obj;
+  const served = servedDocument();
 
-  for (const [name, doc] of [['shipped models', shipped], ['every attribute kind + a plugin fragment', everyKind]] as const) {
+  for (const [name, doc] of [['shipped models', shipped], ['every attribute kind + a plugin fragment', everyKind], ['as served: shipped and plugin models, plugin fragments', served]] as const) {
     it(`validates against the OpenAPI 3.1 schema (swagger-parser) [${name}]`, async () => {
       const api = await SwaggerParser.validate(structuredClone(doc) as never);
       expect((api as Obj).openapi).to.equal('3.1.0');
@@ -186,6 +208,15 @@ for (const dialect of DIALECTS) {
       app = await startTestApp(dialect);
     });
     after(async () => app?.close());
+
+    it('the request examples of /docs are accepted as they stand (no server-only field; an access rule names a role only)', async () => {
+      const paths = app.document.paths as Record<string, { post: { requestBody: { content: Record<string, { example: Obj }> } } }>;
+      for (const model of ['webhook', 'access-rule']) {
+        const example = paths[`/api/${model}`].post.requestBody.content['application/json'].example;
+        const res = await app.http.post(`/api/${model}`, example);
+        expect(res.status, `${model}: ${res.text}`).to.equal(200);
+      }
+    });
 
     it('GET /docs serves Swagger UI whose every asset is local, with content types and caching', async () => {
       const page = await app.http.get('/docs');

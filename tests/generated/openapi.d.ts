@@ -2125,18 +2125,22 @@ export interface components {
             apiTokenId?: number | null;
             /** @description The related api-token; present when `populate` names `apiToken` (write endpoints always populate it: as `{ id }` alone for a caller without `api-token.find`). */
             apiToken?: components["schemas"]["ApiToken"] | null;
-            /** @example action example */
+            /** @example user.findOne */
             action?: string;
             /**
              * @example {
-             *       "key": "value"
+             *       "id": {
+             *         "$eq": "$actor.id"
+             *       }
              *     }
              */
             where?: unknown;
             /**
-             * @example {
-             *       "key": "value"
-             *     }
+             * @example [
+             *       "username",
+             *       "email",
+             *       "fullName"
+             *     ]
              */
             fields?: unknown;
             /** @example description example */
@@ -2157,18 +2161,22 @@ export interface components {
             roleId?: number | null;
             /** @description Id of the related api-token. */
             apiTokenId?: number | null;
-            /** @example action example */
+            /** @example user.findOne */
             action: string;
             /**
              * @example {
-             *       "key": "value"
+             *       "id": {
+             *         "$eq": "$actor.id"
+             *       }
              *     }
              */
             where?: unknown;
             /**
-             * @example {
-             *       "key": "value"
-             *     }
+             * @example [
+             *       "username",
+             *       "email",
+             *       "fullName"
+             *     ]
              */
             fields?: unknown;
             /** @example description example */
@@ -2180,18 +2188,22 @@ export interface components {
             roleId?: number | null;
             /** @description Id of the related api-token. */
             apiTokenId?: number | null;
-            /** @example action example */
+            /** @example user.findOne */
             action: string;
             /**
              * @example {
-             *       "key": "value"
+             *       "id": {
+             *         "$eq": "$actor.id"
+             *       }
              *     }
              */
             where?: unknown;
             /**
-             * @example {
-             *       "key": "value"
-             *     }
+             * @example [
+             *       "username",
+             *       "email",
+             *       "fullName"
+             *     ]
              */
             fields?: unknown;
             /** @example description example */
@@ -2203,18 +2215,22 @@ export interface components {
             roleId?: number | null;
             /** @description Id of the related api-token. */
             apiTokenId?: number | null;
-            /** @example action example */
+            /** @example user.findOne */
             action?: string;
             /**
              * @example {
-             *       "key": "value"
+             *       "id": {
+             *         "$eq": "$actor.id"
+             *       }
              *     }
              */
             where?: unknown;
             /**
-             * @example {
-             *       "key": "value"
-             *     }
+             * @example [
+             *       "username",
+             *       "email",
+             *       "fullName"
+             *     ]
              */
             fields?: unknown;
             /** @example description example */
@@ -5534,16 +5550,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "roleId": 1,
-                 *       "apiTokenId": 1,
-                 *       "action": "action example",
+                 *       "action": "user.findOne",
                  *       "where": {
-                 *         "key": "value"
+                 *         "id": {
+                 *           "$eq": "$actor.id"
+                 *         }
                  *       },
-                 *       "fields": {
-                 *         "key": "value"
-                 *       },
-                 *       "description": "description example",
-                 *       "source": "api"
+                 *       "fields": [
+                 *         "username",
+                 *         "email",
+                 *         "fullName"
+                 *       ],
+                 *       "description": "description example"
                  *     }
                  */
                 "application/json": components["schemas"]["AccessRuleCreate"];
@@ -5578,7 +5596,7 @@ export interface operations {
                      *           "createdById": null,
                      *           "updatedById": null
                      *         },
-                     *         "apiTokenId": 1,
+                     *         "apiTokenId": null,
                      *         "apiToken": {
                      *           "id": 1,
                      *           "name": "name example",
@@ -5597,13 +5615,17 @@ export interface operations {
                      *           "createdById": null,
                      *           "updatedById": null
                      *         },
-                     *         "action": "action example",
+                     *         "action": "user.findOne",
                      *         "where": {
-                     *           "key": "value"
+                     *           "id": {
+                     *             "$eq": "$actor.id"
+                     *           }
                      *         },
-                     *         "fields": {
-                     *           "key": "value"
-                     *         },
+                     *         "fields": [
+                     *           "username",
+                     *           "email",
+                     *           "fullName"
+                     *         ],
                      *         "description": "description example",
                      *         "source": "api",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
@@ -5658,16 +5680,18 @@ export interface operations {
                  * @example [
                  *       {
                  *         "roleId": 1,
-                 *         "apiTokenId": 1,
-                 *         "action": "action example",
+                 *         "action": "user.findOne",
                  *         "where": {
-                 *           "key": "value"
+                 *           "id": {
+                 *             "$eq": "$actor.id"
+                 *           }
                  *         },
-                 *         "fields": {
-                 *           "key": "value"
-                 *         },
-                 *         "description": "description example",
-                 *         "source": "api"
+                 *         "fields": [
+                 *           "username",
+                 *           "email",
+                 *           "fullName"
+                 *         ],
+                 *         "description": "description example"
                  *       }
                  *     ]
                  */
@@ -5820,7 +5844,7 @@ export interface operations {
                      *             "createdById": null,
                      *             "updatedById": null
                      *           },
-                     *           "apiTokenId": 1,
+                     *           "apiTokenId": null,
                      *           "apiToken": {
                      *             "id": 1,
                      *             "name": "name example",
@@ -5839,13 +5863,17 @@ export interface operations {
                      *             "createdById": null,
                      *             "updatedById": null
                      *           },
-                     *           "action": "action example",
+                     *           "action": "user.findOne",
                      *           "where": {
-                     *             "key": "value"
+                     *             "id": {
+                     *               "$eq": "$actor.id"
+                     *             }
                      *           },
-                     *           "fields": {
-                     *             "key": "value"
-                     *           },
+                     *           "fields": [
+                     *             "username",
+                     *             "email",
+                     *             "fullName"
+                     *           ],
                      *           "description": "description example",
                      *           "source": "api",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
@@ -5918,14 +5946,18 @@ export interface operations {
                      * @example {
                      *       "id": 1,
                      *       "roleId": 1,
-                     *       "apiTokenId": 1,
-                     *       "action": "action example",
+                     *       "apiTokenId": null,
+                     *       "action": "user.findOne",
                      *       "where": {
-                     *         "key": "value"
+                     *         "id": {
+                     *           "$eq": "$actor.id"
+                     *         }
                      *       },
-                     *       "fields": {
-                     *         "key": "value"
-                     *       },
+                     *       "fields": [
+                     *         "username",
+                     *         "email",
+                     *         "fullName"
+                     *       ],
                      *       "description": "description example",
                      *       "source": "api",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
@@ -5980,16 +6012,18 @@ export interface operations {
                 /**
                  * @example {
                  *       "roleId": 1,
-                 *       "apiTokenId": 1,
-                 *       "action": "action example",
+                 *       "action": "user.findOne",
                  *       "where": {
-                 *         "key": "value"
+                 *         "id": {
+                 *           "$eq": "$actor.id"
+                 *         }
                  *       },
-                 *       "fields": {
-                 *         "key": "value"
-                 *       },
-                 *       "description": "description example",
-                 *       "source": "api"
+                 *       "fields": [
+                 *         "username",
+                 *         "email",
+                 *         "fullName"
+                 *       ],
+                 *       "description": "description example"
                  *     }
                  */
                 "application/json": components["schemas"]["AccessRuleReplace"];
@@ -6058,7 +6092,7 @@ export interface operations {
                      *           "createdById": null,
                      *           "updatedById": null
                      *         },
-                     *         "apiTokenId": 1,
+                     *         "apiTokenId": null,
                      *         "apiToken": {
                      *           "id": 1,
                      *           "name": "name example",
@@ -6077,13 +6111,17 @@ export interface operations {
                      *           "createdById": null,
                      *           "updatedById": null
                      *         },
-                     *         "action": "action example",
+                     *         "action": "user.findOne",
                      *         "where": {
-                     *           "key": "value"
+                     *           "id": {
+                     *             "$eq": "$actor.id"
+                     *           }
                      *         },
-                     *         "fields": {
-                     *           "key": "value"
-                     *         },
+                     *         "fields": [
+                     *           "username",
+                     *           "email",
+                     *           "fullName"
+                     *         ],
                      *         "description": "description example",
                      *         "source": "api",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
@@ -6131,7 +6169,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "action": "action example"
+                 *       "action": "user.findOne"
                  *     }
                  */
                 "application/json": components["schemas"]["AccessRuleUpdate"];
@@ -6167,7 +6205,7 @@ export interface operations {
                      *           "createdById": null,
                      *           "updatedById": null
                      *         },
-                     *         "apiTokenId": 1,
+                     *         "apiTokenId": null,
                      *         "apiToken": {
                      *           "id": 1,
                      *           "name": "name example",
@@ -6186,13 +6224,17 @@ export interface operations {
                      *           "createdById": null,
                      *           "updatedById": null
                      *         },
-                     *         "action": "action example",
+                     *         "action": "user.findOne",
                      *         "where": {
-                     *           "key": "value"
+                     *           "id": {
+                     *             "$eq": "$actor.id"
+                     *           }
                      *         },
-                     *         "fields": {
-                     *           "key": "value"
-                     *         },
+                     *         "fields": [
+                     *           "username",
+                     *           "email",
+                     *           "fullName"
+                     *         ],
                      *         "description": "description example",
                      *         "source": "api",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
@@ -8183,20 +8225,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "webhookId": 1,
-                 *       "eventId": 1,
-                 *       "eventType": "eventType example",
-                 *       "model": "model example",
-                 *       "recordId": 1,
-                 *       "status": "pending",
-                 *       "attemptCount": 1,
-                 *       "nextAttemptAt": "2026-03-31T09:30:00.000Z",
-                 *       "retryUntil": "2026-03-31T09:30:00.000Z",
-                 *       "attempts": {
-                 *         "key": "value"
-                 *       },
-                 *       "lastError": "lastError example",
-                 *       "deliveredAt": "2026-03-31T09:30:00.000Z"
+                 *       "status": "pending"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookDeliveryCreate"];
@@ -8281,20 +8310,7 @@ export interface operations {
                 /**
                  * @example [
                  *       {
-                 *         "webhookId": 1,
-                 *         "eventId": 1,
-                 *         "eventType": "eventType example",
-                 *         "model": "model example",
-                 *         "recordId": 1,
-                 *         "status": "pending",
-                 *         "attemptCount": 1,
-                 *         "nextAttemptAt": "2026-03-31T09:30:00.000Z",
-                 *         "retryUntil": "2026-03-31T09:30:00.000Z",
-                 *         "attempts": {
-                 *           "key": "value"
-                 *         },
-                 *         "lastError": "lastError example",
-                 *         "deliveredAt": "2026-03-31T09:30:00.000Z"
+                 *         "status": "pending"
                  *       }
                  *     ]
                  */
@@ -8580,20 +8596,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "webhookId": 1,
-                 *       "eventId": 1,
-                 *       "eventType": "eventType example",
-                 *       "model": "model example",
-                 *       "recordId": 1,
-                 *       "status": "pending",
-                 *       "attemptCount": 1,
-                 *       "nextAttemptAt": "2026-03-31T09:30:00.000Z",
-                 *       "retryUntil": "2026-03-31T09:30:00.000Z",
-                 *       "attempts": {
-                 *         "key": "value"
-                 *       },
-                 *       "lastError": "lastError example",
-                 *       "deliveredAt": "2026-03-31T09:30:00.000Z"
+                 *       "status": "pending"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookDeliveryReplace"];
@@ -8869,8 +8872,7 @@ export interface operations {
                  *         "record.*"
                  *       ],
                  *       "model": "fee-type",
-                 *       "enabled": true,
-                 *       "source": "source example"
+                 *       "enabled": true
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreate"];
@@ -8955,8 +8957,7 @@ export interface operations {
                  *           "record.*"
                  *         ],
                  *         "model": "fee-type",
-                 *         "enabled": true,
-                 *         "source": "source example"
+                 *         "enabled": true
                  *       }
                  *     ]
                  */
@@ -9236,8 +9237,7 @@ export interface operations {
                  *         "record.*"
                  *       ],
                  *       "model": "fee-type",
-                 *       "enabled": true,
-                 *       "source": "source example"
+                 *       "enabled": true
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookReplace"];
