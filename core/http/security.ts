@@ -5,9 +5,9 @@ import helmet from 'koa-helmet';
 import type { RequestState } from './state';
 
 /**
- * helmet's defaults, with a strict CSP for the JSON API. Paths under `/docs` get no CSP header:
- * swagger-ui's page needs inline script and style, and it serves only local assets (CONTRACT:
- * Documentation), so a CSP there would have to allow 'unsafe-inline' and adds nothing. Stored files
+ * helmet's defaults, with a strict CSP for the JSON API. helmet sets no CSP under `/docs`: the page
+ * sets its own, for swagger-ui (core/openapi/docs.ts: local sources only, inline style; CONTRACT:
+ * Documentation); its assets and the JSON document need none. Stored files
  * under `/uploads/` may be embedded by pages of other sites (`<img src>`), so they are
  * `Cross-Origin-Resource-Policy: cross-origin`; core/media/serve.ts sets their own sandboxing CSP.
  */
