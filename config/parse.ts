@@ -36,8 +36,9 @@ export function parseAtLeastOne(raw: string): number {
   return n;
 }
 
-/** SQLITE_READERS: 0 to MAX_SQLITE_READERS read-only connections. */
+/** SQLITE_READERS: 0 to MAX_SQLITE_READERS read-only connections; by default more than CALLER_CONCURRENCY's 6, so one caller cannot take them all. */
 export const MAX_SQLITE_READERS = 16;
+export const SQLITE_READERS_DEFAULT = 8;
 export function parseSqliteReaders(raw: string): number {
   const n = parsePositiveInt(raw);
   if (n > MAX_SQLITE_READERS) throw new Error(`"${raw}" is more than ${MAX_SQLITE_READERS} (each reader is a connection with its own page cache; SQLite gains nothing past the cores that run them)`);

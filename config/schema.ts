@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
-import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth, SQLITE_READERS_DEFAULT } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -200,7 +200,7 @@ export const SETTINGS = {
   databaseSchema: setting('DATABASE_SCHEMA', '', str, 'PostgreSQL schema to use (default: the connection default)'),
   heapGrowthPercent: setting('NODE_HEAP_GROWTH_PERCENT', '100', parseHeapGrowth, 'how far (percent) the JavaScript heap may grow past its live data before a full garbage collection; 0 leaves it to V8, which lets it reach 2-4 times under load (more memory, a little less GC work); lower saves memory for more GC work; at most 400'),
   poolMax: setting('DATABASE_POOL_MAX', '10', parseAtLeastOne, 'PostgreSQL and MariaDB: connections of the pool; a request that finds every one in use for 1.5 s answers 503 "busy" naming this setting'),
-  sqliteReaders: setting('SQLITE_READERS', '4', parseSqliteReaders, 'SQLite on a file: read-only connections that serve Find, FindOne and grouped lists beside the one writer (0: the writer reads too; at most 16)'),
+  sqliteReaders: setting('SQLITE_READERS', String(SQLITE_READERS_DEFAULT), parseSqliteReaders, 'SQLite on a file: read-only connections that serve Find, FindOne and grouped lists beside the one writer (0: the writer reads too; at most 16)'),
   contentTypesDir: setting('CONTENT_TYPES_DIR', 'content-types', str, 'folder of YAML models'),
   migrationsDir: setting('MIGRATIONS_DIR', 'database/migrations', str, 'folder of generated migrations'),
   autoMigrate: setting('AUTO_MIGRATE', '', str, 'generate + apply a migration for a registry change at start (default: on outside production)'),

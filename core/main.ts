@@ -1,4 +1,6 @@
 /** Composition root: loadConfig → boot (registry, database) → migrate → plugins → createApp → listen. */
+// First: sizes libuv's threadpool before anything starts it.
+import { warnSqliteShares } from './threadpool';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from '../config';
 import { enabledPlugins } from '../config/plugins';
@@ -15,6 +17,7 @@ async function main(): Promise<void> {
   // Buffered: the access log is written in the background (boot.ts createLogger).
   const deps = boot(config, enabledPlugins(), createLogger(config, true));
   const { log } = deps;
+  warnSqliteShares(deps.dialect.name, config.sqliteReaders, config.callerGate.running, log);
   try {
     const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive, defaultLocale: config.locales.defaultLocale, dialect: deps.dialect });
     if (made) log.info({ file: made.file, changes: made.changes }, 'wrote a migration for the registry change');

@@ -33,8 +33,8 @@ describe('config', () => {
     expect(() => loadConfig({ ...base, QUERY_MAX_RELATION_HOPS: '-1' }, root)).to.throw(ConfigError, /QUERY_MAX_RELATION_HOPS/);
   });
 
-  it('SQLITE_READERS: 4 by default, 0 to 16 (16 starts, 17 is refused naming the setting)', () => {
-    expect(loadConfig(base, root).sqliteReaders).to.equal(4);
+  it('SQLITE_READERS: 8 by default (above CALLER_CONCURRENCY), 0 to 16 (16 starts, 17 is refused naming the setting)', () => {
+    expect(loadConfig(base, root).sqliteReaders).to.equal(8);
     expect(loadConfig({ ...base, SQLITE_READERS: '0' }, root).sqliteReaders).to.equal(0);
     expect(loadConfig({ ...base, SQLITE_READERS: '16' }, root).sqliteReaders).to.equal(16);
     expect(() => loadConfig({ ...base, SQLITE_READERS: '17' }, root)).to.throw(ConfigError, /SQLITE_READERS: "17" is more than 16/);
