@@ -39,13 +39,28 @@ export interface AppDeps extends PluginDeps {
   readonly readDb?: Knex;
 }
 
-/** The query string as the qs object the parser reads; malformed or oversized → 400. */
+/**
+ * Brackets one query key may nest: each `$and`/`$or` level is two (`[$and][0]`), so MAX_FILTER_DEPTH
+ * levels with their field, operator and relation path fit, and the parser (not qs) names the nesting limit.
+ */
+export const MAX_KEY_DEPTH = 2 * MAX_FILTER_DEPTH + 8;
+
+/** qs's own limit errors, in the words of the limit they hit (each answers 400 naming it). */
+function qsLimit(message: string): BadRequestError | null {
+  if (/depth/i.test(message)) return new BadRequestError(`a query key nests more than ${MAX_KEY_DEPTH} brackets (filters nest at most ${MAX_FILTER_DEPTH} levels)`, { limit: 'keyDepth', max: MAX_KEY_DEPTH });
+  if (/array limit/i.test(message)) return new BadRequestError(`a query array index is above ${MAX_PARAMETERS - 1}`, { limit: 'arrayIndex', max: MAX_PARAMETERS - 1 });
+  if (/parameter limit/i.test(message)) return new BadRequestError(`the query string has more than ${MAX_PARAMETERS} parameters`, { limit: 'parameters', max: MAX_PARAMETERS });
+  return null;
+}
+
+/** The query string as the qs object the parser reads; malformed or oversized → 400 naming the limit. */
 export function parseQueryString(raw: string): unknown {
-  if (raw.length > MAX_QUERY_STRING) throw new BadRequestError(`the query string is longer than ${MAX_QUERY_STRING} characters`);
+  if (raw.length > MAX_QUERY_STRING) throw new BadRequestError(`the query string is longer than ${MAX_QUERY_STRING} characters`, { limit: 'queryString', max: MAX_QUERY_STRING });
   try {
-    return qs.parse(raw, { depth: MAX_FILTER_DEPTH + 4, strictDepth: true, arrayLimit: MAX_PARAMETERS, parameterLimit: MAX_PARAMETERS, allowPrototypes: false, plainObjects: true, throwOnLimitExceeded: true });
+    return qs.parse(raw, { depth: MAX_KEY_DEPTH, strictDepth: true, arrayLimit: MAX_PARAMETERS, parameterLimit: MAX_PARAMETERS, allowPrototypes: false, plainObjects: true, throwOnLimitExceeded: true });
   } catch (e) {
-    throw new BadRequestError(`malformed query string: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    throw qsLimit(message) ?? new BadRequestError(`malformed query string: ${message}`);
   }
 }
 

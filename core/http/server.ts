@@ -23,6 +23,13 @@ export function httpTimeouts(http: { readonly requestTimeoutMs: number; readonly
 
 /** A slow client cannot hold a worker forever: these bound how long a request may take to arrive. */
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { requestMs: 30_000, headersMs: 10_000, keepAliveMs: 5_000, sendMs: 30_000 };
+/**
+ * Request line plus headers (Node: 16 KiB by default, then 431 with no body): room for a query string of
+ * MAX_QUERY_STRING (32 KiB, core/query/limits.ts) with its headers, so that limit is the one a long
+ * query meets, and answers 400 naming it.
+ */
+export const MAX_REQUEST_HEAD_BYTES = 48 * 1024;
+
 /** How long a shutdown waits for requests in flight. */
 export const DRAIN_TIMEOUT_MS = 15_000;
 
@@ -79,7 +86,7 @@ export function listen(app: Koa<RequestState>, port: number, host: string, timeo
   const checkEvery = Math.max(100, Math.min(1000, Math.floor(Math.min(t.requestMs, t.headersMs) / 4)));
   const handle = app.callback();
   const active = new Set<ServerResponse>();
-  const server = createServer({ connectionsCheckingInterval: checkEvery, requestTimeout: t.requestMs, headersTimeout: t.headersMs, keepAliveTimeout: t.keepAliveMs }, (req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer({ connectionsCheckingInterval: checkEvery, requestTimeout: t.requestMs, headersTimeout: t.headersMs, keepAliveTimeout: t.keepAliveMs, maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, (req: IncomingMessage, res: ServerResponse) => {
     // While draining, every answer says Connection: close, so keep-alive clients do not send another
     // request on a socket that is about to go away (they would see it reset).
     if (draining.has(server)) lastOnSocket(res);

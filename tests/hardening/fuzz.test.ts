@@ -35,7 +35,7 @@ async function probe(app: TestApp, seen: Seen, method: string, path: string, raw
   if (res.status >= 500) throw new Error(`5xx: ${where}`);
   if (ms >= MAX_MS) throw new Error(`${Math.round(ms)} ms: ${where}`);
   if (LEAK.test(text)) throw new Error(`leak: ${where}`);
-  // Node's HTTP parser answers an over-long request line + headers (> 16 KiB) itself, before the app: 431, empty body.
+  // Node's HTTP parser answers an over-long request line + headers (> 48 KiB, core/http/server.ts) itself, before the app: 431, empty body.
   if (res.status === 431 && text === '') return;
   if (res.status >= 400) {
     let e: { status?: unknown; name?: unknown; message?: unknown; details?: unknown } | undefined;

@@ -385,8 +385,9 @@ for (const dialect of DIALECTS) {
         await quick(`/api/book?${Array.from({ length: 1001 }, (_, i) => `sort[${i}]=id`).join('&')}`);
       });
 
-      it('an over-long query string: 431 from the HTTP parser above its header limit, never a 500', async () => {
-        await quick(`/api/book?filters[title][$eq]=${'a'.repeat(40_000)}`, [400, 414, 431]);
+      it('an over-long query string: 400 naming MAX_QUERY_STRING (the HTTP parser takes heads up to 48 KiB), never a 500', async () => {
+        const res = await quick(`/api/book?filters[title][$eq]=${'a'.repeat(40_000)}`);
+        expect(res.body.error.details).to.deep.include({ limit: 'queryString' });
       });
     });
 
