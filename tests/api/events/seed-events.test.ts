@@ -71,9 +71,11 @@ for (const dialect of DIALECTS) {
       expect(await seededEvents(mark)).to.deep.equal([]);
     });
 
-    it('a seeded role an admin deleted comes back at the next start, announced', async () => {
+    it('a seeded role missing from the database comes back at the next start, announced', async () => {
+      // (The API refuses to delete a built-in role now, 409; before, an admin could.)
       const pub = (await all('role')).find((r) => r.name === 'public')!;
-      expect((await app.http.del(`/api/role/${pub.id}`)).status).to.equal(200);
+      expect((await app.http.del(`/api/role/${pub.id}`)).status).to.equal(409);
+      await app.deps.db('roles').where('id', Number(pub.id)).del();
       const mark = await app.deps.events.latestId();
       await app.close();
       app = await startTestApp(dialect, { database });
