@@ -9,7 +9,7 @@
  *   SQLite and PostgreSQL;
  * - `time_zone = '+00:00'`: NOW() and CONVERT_TZ start from UTC, never from the server's zone;
  * - `div_precision_increment = 30`: AVG and `/` keep the digits a double holds (4 by default);
- * - `max_sort_length` = 128 KiB (1024 bytes by default), with a sort buffer of at least 2 MiB: ORDER BY
+ * - `max_sort_length` = 16 KiB (1024 bytes by default), with a sort buffer of at least 2.5 MiB: ORDER BY
  *   compares long text past its first kilobyte (MYSQL_MAX_SORT_LENGTH);
  * - READ COMMITTED, PostgreSQL's default (InnoDB's REPEATABLE READ takes gap locks that make
  *   concurrent inserts deadlock);
@@ -29,6 +29,7 @@ import { type ProbeResult, withinResponsiveTime } from '../liveness';
 import { watchPool } from '../pool-busy';
 import { MARIADB_COLLATION, MYSQL8_COLLATION, MYSQL_CHARSET, MysqlClient, setTableCollation } from './mysql-client';
 import type { MysqlError } from './mysql';
+import { MAX_SORT_KEYS } from '../../core/query/limits';
 
 export const MYSQL_CONNECT_TIMEOUT_MS = 1000;
 export const MYSQL_ACQUIRE_TIMEOUT_MS = 1500;
@@ -37,13 +38,14 @@ export const MYSQL_PROBE_TIMEOUT_MS = 1000;
 export const MYSQL_IDLE_IN_TRANSACTION_TIMEOUT_S = 15;
 /**
  * Bytes of a value ORDER BY compares (MariaDB's default, 1024, sorted text sharing a longer prefix in id
- * order): every string field whole (varchar: at most 16,383 characters of up to 4 bytes) and text up to
- * 128 KiB. A filesort needs ~16 keys of this length in its sort buffer ("Out of sort memory" otherwise):
- * MYSQL_SORT_BUFFER_BYTES is the least the session takes. Longer keys need a buffer that large per sort,
- * and made a paged sort of 20,000 texts 7 times slower (1 MiB keys, 16 MiB buffer).
+ * order): 16 KiB, the first 4,096 characters at least (every string field of the shipped models whole).
+ * A filesort needs room for ~16 rows of keys in its sort buffer, and a row's key is every sort key at
+ * up to this length: MAX_SORT_KEYS (10) text keys are 160 KiB a row. 128 KiB keys answered "Out of sort
+ * memory" (a 500) for a populate sorted twice by one text field with a 2 MiB buffer, and longer keys
+ * made a paged sort of 20,000 texts 7 times slower (1 MiB keys, 16 MiB buffer).
  */
-export const MYSQL_MAX_SORT_LENGTH = 131072;
-export const MYSQL_SORT_BUFFER_BYTES = 16 * MYSQL_MAX_SORT_LENGTH;
+export const MYSQL_MAX_SORT_LENGTH = 16384;
+export const MYSQL_SORT_BUFFER_BYTES = 16 * MAX_SORT_KEYS * MYSQL_MAX_SORT_LENGTH;
 
 const SQL_MODE = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION,ANSI_QUOTES,PIPES_AS_CONCAT';
 
