@@ -21,7 +21,8 @@ export interface BeforeContext {
   readonly id: number | null;
   /**
    * The validated body of a create or update, as the service will write it: change it in place to
-   * change what is written (it is not validated again). `{}` on delete and recover.
+   * change what is written (it is not validated again), server-only (`writable: false`) attributes
+   * included: they are written in the same INSERT or UPDATE. `{}` on delete and recover.
    */
   readonly data: Record<string, unknown>;
   /** `create`, `patch`, `put`, `delete`, `recover`, `publish` or `unpublish`. */

@@ -6,7 +6,8 @@ import type { ContentType } from '../registry/types';
 
 function fieldOf(model: ContentType, column: string): string {
   for (const a of model.attributes) {
-    if (a.kind === 'scalar' && a.column === column) return a.name;
+    // a server-kept key (YAML keyOf) is answered as the field it is derived from
+    if (a.kind === 'scalar' && a.column === column) return a.keyOf ?? a.name;
     if (a.kind === 'relation' && a.column === column) return a.idField ?? a.name;
   }
   return column;

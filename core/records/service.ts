@@ -790,8 +790,10 @@ export class RecordService {
     const links: [RelationAttribute, number[]][] = [];
     const fieldErrors: Record<string, string[]> = {};
     for (const a of model.attributes) {
-      // server-only attributes: a create gives them their default, a PUT leaves them as the server set them
-      if (a.writable === false && mode !== 'create') continue;
+      // server-only attributes: a create gives them their default, a PUT leaves them as the server set them,
+      // unless a before hook put them in `data` (no body can: validation refuses them): then they are written
+      // with the record, in the same statement (issue 15; the identity plugin's keys)
+      if (a.writable === false && mode !== 'create' && !(a.name in data)) continue;
       if (a.kind === 'scalar') {
         if (Object.hasOwn(data, a.name)) {
           const v = data[a.name];

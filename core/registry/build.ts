@@ -66,7 +66,7 @@ const scalarType = (t: RawAttribute['type']): ScalarType | null =>
 
 const RELATION_ONLY = ['relation', 'target', 'inversedBy', 'mappedBy', 'onDelete'] as const;
 const MEDIA_ONLY = ['multiple', 'allowedTypes'] as const;
-const SCALAR_ONLY = ['unique', 'index', 'default', 'example', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', 'renamedFrom'] as const;
+const SCALAR_ONLY = ['unique', 'index', 'default', 'example', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', 'renamedFrom', 'keyOf'] as const;
 
 function refuseOptions(doc: RawDocument, path: string, raw: RawAttribute, keys: readonly (keyof RawAttribute)[]): void {
   for (const k of keys) if (raw[k] !== undefined) fail(doc, `${path}.${k}`, `not allowed for type ${raw.type}`);
@@ -102,6 +102,7 @@ function buildScalar(doc: RawDocument, name: string, raw: RawAttribute, type: Sc
     ...(raw.pattern !== undefined && { pattern: raw.pattern }),
     ...(raw.enum !== undefined && { enum: raw.enum }),
     ...(raw.renamedFrom !== undefined && { renamedFrom: raw.renamedFrom }),
+    ...(raw.keyOf !== undefined && { keyOf: raw.keyOf }),
     ...(raw.description !== undefined && { description: raw.description }),
     ...(raw.example !== undefined && { example: raw.example }),
   };
@@ -271,6 +272,7 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
     if (!key || key.kind !== 'scalar') fail(doc, 'userKey', `"${raw.userKey}" is not a scalar attribute of this model`);
     if (!key.unique || !key.required) fail(doc, 'userKey', `"${raw.userKey}" must be required and unique`);
   }
+  for (const a of attributes) if (a.kind === 'scalar' && a.keyOf !== undefined) checkKeyOf(doc, a, byName);
   const indexes: IndexSpec[] = (raw.indexes ?? []).map((ix, i) => ({
     unique: ix.unique ?? false,
     columns: ix.columns.map((field, j) => {
@@ -299,6 +301,14 @@ function buildModel(draft: Draft, drafts: ReadonlyMap<string, Draft>): ContentTy
     api: raw.api ?? true,
     ...buildPermissions(raw, attributes, (p, m) => fail(doc, p, m)),
   };
+}
+
+/** `keyOf` names another scalar attribute of the model, on a unique attribute only the server writes. */
+function checkKeyOf(doc: RawDocument, a: ScalarAttribute, byName: ReadonlyMap<string, Attribute>): void {
+  const path = `attributes.${a.name}.keyOf`;
+  const of = byName.get(a.keyOf ?? '');
+  if (!of || of.kind !== 'scalar' || of === a) fail(doc, path, `"${a.keyOf}" is not another scalar attribute of this model`);
+  if (!a.unique || a.writable !== false) fail(doc, path, 'only a unique attribute the server writes (writable: false) is a key of another');
 }
 
 function deepFreeze<T>(o: T): T {

@@ -23,6 +23,7 @@ const attribute = {
     pattern: { type: 'string' },
     enum: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
     renamedFrom: { type: 'string', pattern: ATTRIBUTE_NAME.source },
+    keyOf: { type: 'string', pattern: ATTRIBUTE_NAME.source },
     description: { type: 'string' },
     multiple: { type: 'boolean' },
     allowedTypes: { type: 'array', items: { type: 'string', pattern: '^[a-z*]+/[a-z0-9.+*-]+$' } },
@@ -97,6 +98,7 @@ export interface RawAttribute {
   pattern?: string;
   enum?: string[];
   renamedFrom?: string;
+  keyOf?: string;
   description?: string;
   multiple?: boolean;
   allowedTypes?: string[];

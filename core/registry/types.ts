@@ -68,6 +68,12 @@ export interface ScalarAttribute extends AttributeBase {
   readonly enum?: readonly string[];
   /** A declared rename: the migration renames this column instead of drop + add. */
   readonly renamedFrom?: string;
+  /**
+   * YAML `keyOf: username` on a unique, server-only attribute: it holds a key the server derives from
+   * `username` (e.g. its lower-cased form), so a unique conflict on it is answered as one on `username`
+   * (409 naming the field the client wrote, never the hidden key).
+   */
+  readonly keyOf?: string;
   /** A sample value for the documentation (OpenAPI `example`); checked against the attribute at boot. */
   readonly example?: unknown;
 }

@@ -19,6 +19,10 @@ const CASES: { name: string; files: Record<string, string>; message: string }[] 
   { name: 'no attributes', files: { a: 'displayName: A\n' }, message: "content-types/a.yaml: must have required property 'attributes'" },
   { name: 'enumeration without enum', files: { a: 'attributes:\n  x: { type: enumeration }\n' }, message: 'content-types/a.yaml: attributes.x.enum: required for type enumeration' },
   { name: 'option of another type', files: { a: 'attributes:\n  x: { type: boolean, target: b }\n' }, message: 'content-types/a.yaml: attributes.x.target: not allowed for type boolean' },
+  // keyOf: a server-kept key of another attribute (its unique conflicts answer as that attribute's)
+  { name: 'keyOf an unknown attribute', files: { a: 'attributes:\n  xKey: { type: string, unique: true, writable: false, keyOf: y }\n' }, message: 'content-types/a.yaml: attributes.xKey.keyOf: "y" is not another scalar attribute of this model' },
+  { name: 'keyOf on a writable attribute', files: { a: 'attributes:\n  x: { type: string }\n  xKey: { type: string, unique: true, keyOf: x }\n' }, message: 'content-types/a.yaml: attributes.xKey.keyOf: only a unique attribute the server writes' },
+  { name: 'keyOf on a media attribute', files: { a: 'attributes:\n  x: { type: string }\n  m: { type: media, keyOf: x }\n' }, message: 'content-types/a.yaml: attributes.m.keyOf: not allowed for type media' },
   { name: 'bad default', files: { a: 'attributes:\n  x: { type: integer, default: "ten" }\n' }, message: 'content-types/a.yaml: attributes.x.default: "ten" must be integer' },
   { name: 'bad pattern', files: { a: 'attributes:\n  x: { type: string, pattern: "[" }\n' }, message: 'content-types/a.yaml: attributes.x.pattern: not a valid regular expression' },
   // issue 13: patterns run on RE2 (linear time); what RE2 cannot run stops the boot, naming file and path.
@@ -90,6 +94,11 @@ describe('registry: checked at boot', () => {
     const inverse = reg.get('tag')?.byName.get('fees');
     expect(inverse && inverse.kind === 'relation' && inverse.joinTable).to.deep.equal({ table: 'fee_tags_links', ownerColumn: 'tag_id', targetColumn: 'fee_id' });
     expect(Object.isFrozen(reg.contentTypes)).to.equal(true);
+  });
+
+  it('reads keyOf: the attribute a server-kept key is derived from', () => {
+    const reg = buildRegistry(docs({ a: 'attributes:\n  x: { type: string }\n  xKey: { type: string, unique: true, writable: false, keyOf: x }\n' }));
+    expect(reg.get('a')?.byName.get('xKey')).to.include({ keyOf: 'x', unique: true, writable: false });
   });
 
   it('reads the model options internal and api (default: routes on, not internal)', () => {
