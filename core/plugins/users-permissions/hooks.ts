@@ -1,8 +1,8 @@
 /**
  * The identity plugin's part of every record write to `user` (issue 15 lifecycle hooks), whatever the
- * path (JSON or multipart, PATCH or PUT, single or bulk): accounts get their identity keys, and a
- * deactivation or a new (or cleared) password ends the account's sessions. It used to watch the
- * /api/user routes from its router and compare before/after around the core's handler.
+ * path (JSON or multipart, PATCH or PUT, single or bulk): the identity keys go into the write's own
+ * INSERT/UPDATE (user-keys.ts), and a deactivation or a new (or cleared) password ends the account's
+ * sessions.
  *
  * A committed write of a user (its roles, its deletion) or of a role (renamed, deleted, recovered)
  * changes who the signed-in callers are: their cached actors (authenticate.ts) go at once, before the
@@ -12,7 +12,7 @@
 import { eventActor, type LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
 import { builtInRoles } from './built-in-roles';
-import { syncIdentityKeys } from './user-keys';
+import { putIdentityKeys } from './user-keys';
 
 interface Credentials {
   readonly passwordHash: string | null;
@@ -31,18 +31,19 @@ export function identityHooks(r: Runtime): LifecycleHooks[] {
 function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
   return {
     models: ['user'],
-    async afterCreate(ctx) {
-      await syncIdentityKeys(r.store, [ctx.id]);
+    async beforeCreate(ctx) {
+      await putIdentityKeys(r.store, ctx.trx, ctx.data, null, true);
     },
     // Read in the write's transaction (on SQLite another connection would wait for it).
     async beforeUpdate(ctx) {
       if (ctx.id === null) return;
       const u = await r.store.userById(ctx.id, ctx.trx);
-      if (u) ctx.state.credentials = { passwordHash: u.passwordHash, active: u.active } satisfies Credentials;
+      if (!u) return;
+      ctx.state.credentials = { passwordHash: u.passwordHash, active: u.active } satisfies Credentials;
+      await putIdentityKeys(r.store, ctx.trx, ctx.data, ctx.id, ctx.mode === 'put');
     },
     async afterUpdate(ctx) {
       forgetUser(ctx.id);
-      await syncIdentityKeys(r.store, [ctx.id]);
       const before = ctx.state.credentials as Credentials | undefined;
       if (before) await r.service.afterUserWrite(ctx.id, before, eventActor(ctx.actor));
     },

@@ -15,7 +15,6 @@ import type { Bucket } from './rate-limit';
 import type { IdentityService } from './service';
 import type { IdentityStore } from './store';
 import { type PublicBodyPath, publicBodyLimit } from './public-body';
-import { checkIdentifiersFree } from './user-keys';
 import { checkUserWriteScope } from './user-write-scope';
 
 type Ctx = Context & { state: Pick<RequestState, 'clientIp' | 'actor' | 'readBody'> };
@@ -113,21 +112,16 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
     return service.changePassword(actor, await bodyOf(ctx));
   });
   // The record API writes users too (the core's generic controller, after this router; JSON or
-  // multipart, PATCH or PUT). Before it runs: who may write which account, and taken identifiers
-  // (checked here, before the core's transaction, for callers the core will let write). After a
-  // committed write, the identity keys and the sessions a deactivation or a new password ends are
-  // the plugin's lifecycle hooks (hooks.ts).
+  // multipart, PATCH or PUT). Before it runs: who may write which account (for callers the core will
+  // let write). Taken identifiers, the identity keys and the sessions a deactivation or a new password
+  // ends are the plugin's lifecycle hooks (hooks.ts), inside the core's write.
   for (const method of ['patch', 'put'] as const) {
     router[method]('/api/user/:id', async (c, next) => {
       const ctx = c as unknown as Ctx;
       const id = /^[1-9]\d{0,15}$/.test(c.params.id ?? '') ? Number(c.params.id) : null;
       const exists = id !== null && (await store.userById(id)) !== undefined;
       const actor = exists ? await auth.authenticate(ctx.get('Authorization') || undefined) : null;
-      // Only for callers the core will let write: to anyone else a 409 would tell which names exist.
-      if (id !== null && actor && (await authorizer.can(actor, 'user', 'update'))) {
-        await checkUserWriteScope(actor, id, store, authorizer);
-        await checkIdentifiersFree(store, await bodyOf(ctx), id);
-      }
+      if (id !== null && actor && (await authorizer.can(actor, 'user', 'update'))) await checkUserWriteScope(actor, id, store, authorizer);
       await next();
     });
   }
@@ -175,14 +169,6 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
         if (c.status === 200) authorizer.invalidate();
       });
     }
-  }
-  for (const path of ['/api/user', '/api/user/bulk']) {
-    router.post(path, async (c, next) => {
-      const ctx = c as unknown as Ctx;
-      const actor = await auth.authenticate(ctx.get('Authorization') || undefined);
-      if (actor && (await authorizer.can(actor, 'user', 'create'))) await checkIdentifiersFree(store, await bodyOf(ctx), null);
-      await next();
-    });
   }
   route('get', '/api/iam/me', async (ctx) => {
     const { actor, token } = await bearer(ctx, auth);

@@ -1,63 +1,45 @@
 /**
  * The identity keys (usernameKey, emailKey, mobileKey: trimmed, lower-cased / digits-only) are what
  * sign-in, registration and OTP look accounts up by, and their unique indexes are what keeps two accounts
- * from sharing a name in another case. The record API writes users too (POST, bulk, PATCH, PUT) but knows
- * nothing of keys, so this plugin checks a JSON body's identifiers against every other account's before
- * the write (409, as registration answers) and recomputes the written accounts' keys after it. Without
- * that, `Bob` could sit beside `bob`, and a renamed account kept signing in by its old name.
+ * from sharing a name in another case. The record API writes users too (POST, bulk, PATCH, PUT; JSON or
+ * multipart) but knows nothing of keys, so the plugin's before hooks (hooks.ts) put them into the write's
+ * own data: they go into its INSERT or UPDATE, inside its transaction. A name another account holds is
+ * refused before the write (409, as registration answers); under a race the unique index decides (409 too,
+ * naming the field: YAML `keyOf`). Without that, `Bob` could sit beside `bob`, and a renamed account kept
+ * signing in by its old name.
  */
+import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
 import type { IdentityStore } from './store';
 import { type IdentifierType, normalize, normalizeMobile } from './util';
 
-const FIELDS: readonly IdentifierType[] = ['username', 'email', 'mobile'];
+const KEYS: readonly (readonly [IdentifierType, string])[] = [
+  ['username', 'usernameKey'],
+  ['email', 'emailKey'],
+  ['mobile', 'mobileKey'],
+];
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** 409 when an identifier of a body (or of each item of a bulk body) names another account. */
-export async function checkIdentifiersFree(store: IdentityStore, body: unknown, selfId: number | null): Promise<void> {
-  const seen = new Set<string>();
-  for (const item of Array.isArray(body) ? body : [body]) {
-    if (!isObj(item)) continue;
-    const taken: string[] = [];
-    for (const field of FIELDS) {
-      const value = item[field];
-      if (typeof value !== 'string' || value.trim() === '') continue;
-      // two items of one bulk body naming one account in two spellings clash like an existing account
-      const key = `${field}:${field === 'mobile' ? normalizeMobile(value) : normalize(value)}`;
-      const holder = await store.userBy(field, value);
-      if ((holder && holder.id !== selfId) || seen.has(key)) taken.push(field);
-      seen.add(key);
-    }
-    if (taken.length) throw new ConflictError(`${taken.join(', ')} already taken`, { fields: Object.fromEntries(taken.map((f) => [f, ['is already taken']])) });
-  }
+/** An identifier's key, null for none (null, or blank). */
+export function identityKey(field: IdentifierType, value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const key = field === 'mobile' ? normalizeMobile(value) : normalize(value);
+  return key === '' ? null : key;
 }
 
 /**
- * Recomputes the keys of the given accounts, and of every account the record API created (keys still
- * empty). A key another account holds (a race, or a multipart body not checked before) is left empty:
- * lookups then fall back to the column itself, oldest account first.
+ * Sets in `data` (a before hook's, changed in place) the key of each identifier the write gives: those it
+ * names, or all three on a PUT (which clears what it leaves out). 409 when another account than `selfId`
+ * holds one of them, read in the write's transaction (so an earlier item of the same bulk call counts).
  */
-export async function syncIdentityKeys(store: IdentityStore, ids: readonly number[]): Promise<void> {
-  const rows = await store.db(store.users).whereIn('id', [...ids]).orWhereNull('username_key').orWhereNull('email_key').select('id', 'username', 'email', 'mobile');
-  for (const r of rows as { id: number; username: string | null; email: string | null; mobile: string | null }[]) {
-    const keys: Record<string, string | null> = {
-      username_key: r.username ? normalize(r.username) : null,
-      email_key: r.email ? normalize(r.email) : null,
-      mobile_key: r.mobile ? normalizeMobile(r.mobile) : null,
-    };
-    try {
-      // the usual case: all three keys are free, one UPDATE
-      await store.db(store.users).where('id', r.id).update(keys);
-    } catch {
-      // one of them is held by another account: write each alone, leaving the held one empty
-      for (const [column, value] of Object.entries(keys)) {
-        try {
-          await store.db(store.users).where('id', r.id).update({ [column]: value });
-        } catch {
-          await store.db(store.users).where('id', r.id).update({ [column]: null });
-        }
-      }
-    }
+export async function putIdentityKeys(store: IdentityStore, trx: Knex.Transaction, data: Record<string, unknown>, selfId: number | null, put: boolean): Promise<void> {
+  const taken: IdentifierType[] = [];
+  for (const [field, keyField] of KEYS) {
+    if (!put && selfId !== null && !(field in data)) continue;
+    const key = identityKey(field, data[field]);
+    data[keyField] = key;
+    if (key === null) continue;
+    const holder = await store.userBy(field, key, trx);
+    if (holder && holder.id !== selfId) taken.push(field);
   }
+  if (taken.length) throw new ConflictError(`${taken.join(', ')} already taken`, { fields: Object.fromEntries(taken.map((f) => [f, ['is already taken']])) });
 }

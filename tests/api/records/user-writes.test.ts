@@ -182,7 +182,7 @@ for (const dialect of DIALECTS) {
         await app.http.patch(`/api/user/${b.id}`, { username: a.username.toUpperCase() }),
         await app.http.patch(`/api/user/${b.id}`, { email: a.email.toUpperCase() }),
         await app.http.patch(`/api/user/${b.id}`, { mobile: '+1 555 000 3' }),
-        await app.http.put(`/api/user/${b.id}`, { username: b.username, email: ` ${a.email.toUpperCase()}` }),
+        await app.http.put(`/api/user/${b.id}`, { username: b.username, email: a.email.toUpperCase() }),
         await app.http.post('/api/user', newUser({ email: a.email.toUpperCase() })),
         await app.http.post('/api/user/bulk', [newUser({ username: a.username.toUpperCase() })]),
         await app.http.post('/api/user/bulk', [newUser({ email: 'twice@example.test' }), newUser({ email: 'TWICE@example.test' })]),

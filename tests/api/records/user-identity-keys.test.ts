@@ -1,0 +1,98 @@
+/**
+ * The identity keys of accounts written through /api/user (README "Users through the record API"): the
+ * usernameKey / emailKey / mobileKey columns are set in the write's own INSERT or UPDATE (the identity
+ * plugin's before hooks), so their unique indexes decide a case variant of another account's name, also
+ * under a race and for multipart bodies: 409, never 500, never a silent success.
+ */
+import { expect } from 'chai';
+import { DIALECTS } from '../../helpers/dialects';
+import { sendForm } from '../../helpers/multipart';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+const ROUNDS = 6;
+const PASSWORD = 'a-password-123';
+
+interface Answer {
+  readonly status: number;
+  readonly body: { error?: { name: string; message: string; details: Record<string, unknown> } };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`user writes: identity keys in the write [${dialect}]`, () => {
+    let app: TestApp;
+    let n = 0;
+    const tag = (): string => {
+      n += 1;
+      return `${Date.now().toString(36)}${n}`;
+    };
+    const token = (): string | null => app.admin?.accessToken ?? null;
+    /** Accounts whose name (lower-cased) is `value` in `column`. */
+    const holders = async (column: 'username' | 'email', value: string): Promise<number> =>
+      ((await app.deps.db('users').whereRaw('lower(??) = ?', [column, value.toLowerCase()]).select('id')) as unknown[]).length;
+    /** A duplicate answer: 409 ConflictError naming public fields only (never a key column). */
+    const expectConflict = (res: Answer, fields: readonly string[], what: string): void => {
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).to.equal(409);
+      expect(res.body.error?.name).to.equal('ConflictError');
+      expect(res.body.error?.message).to.match(/already taken/);
+      expect(res.body.error?.message).to.not.match(/Key/);
+      const details = res.body.error?.details ?? {};
+      const named = (details.fields ?? (details.errors as { fields: Record<string, unknown> }[] | undefined)?.[0]?.fields ?? {}) as Record<string, unknown>;
+      expect(Object.keys(named), what).to.not.be.empty;
+      for (const f of Object.keys(named)) expect(fields, what).to.include(f);
+    };
+
+    before(async () => {
+      app = await startTestApp(dialect);
+    });
+    after(async () => app?.close());
+
+    it(`concurrent creates that differ only in case (JSON, bulk, multipart): one is created, the others answer 409; never two accounts in one name (${ROUNDS} rounds)`, async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const t = tag();
+        const bodies = [
+          { username: `un${t}`, email: `au${t}@example.com`, password: PASSWORD },
+          { username: `UN${t}`, email: `AU${t}@EXAMPLE.com`, password: PASSWORD },
+          { username: `Un${t}`, email: `Au${t}@Example.com`, password: PASSWORD },
+        ];
+        const answers: Answer[] = await Promise.all([
+          app.http.post('/api/user', bodies[0]),
+          app.http.post('/api/user/bulk', [bodies[1]]),
+          sendForm(`${app.url}/api/user`, 'POST', { data: bodies[2] }, [], app.fetch, token()),
+        ]);
+        expect(answers.filter((a) => a.status === 200), `round ${round}: ${JSON.stringify(answers.map((a) => a.status))}`).to.have.length(1);
+        for (const a of answers.filter((x) => x.status !== 200)) expectConflict(a, ['username', 'email'], `round ${round}`);
+        expect(await holders('username', `un${t}`), `round ${round}: accounts named un${t}`).to.equal(1);
+        expect(await holders('email', `au${t}@example.com`), `round ${round}: accounts at au${t}@example.com`).to.equal(1);
+      }
+    });
+
+    it(`concurrent renames to names that differ only in case (PATCH, PUT): one succeeds, the other answers 409 (${ROUNDS} rounds)`, async () => {
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const [p, q] = [await app.createUser(), await app.createUser()];
+        const t = tag();
+        const answers: Answer[] = await Promise.all([
+          app.http.patch(`/api/user/${p.id}`, { username: `pn${t}` }),
+          app.http.put(`/api/user/${q.id}`, { username: `PN${t}`, email: q.email }),
+        ]);
+        expect(answers.filter((a) => a.status === 200), `round ${round}: ${JSON.stringify(answers.map((a) => a.status))}`).to.have.length(1);
+        for (const a of answers.filter((x) => x.status !== 200)) expectConflict(a, ['username'], `round ${round}`);
+        expect(await holders('username', `pn${t}`)).to.equal(1);
+      }
+    });
+
+    it('multipart writes are checked like JSON ones: PATCH (updateDto) to a case variant of another username, POST (data) with a case variant of another e-mail: 409, nothing written', async () => {
+      const t = tag();
+      const bob = await app.createUser({ username: `bob${t}`, email: `Admin${t}@Example.com` });
+      const other = await app.createUser();
+      const patched = await sendForm(`${app.url}/api/user/${other.id}`, 'PATCH', { updateDto: { username: `BOB${t}` } }, [], app.fetch, token());
+      expectConflict(patched, ['username'], 'multipart PATCH');
+      const created = await sendForm(`${app.url}/api/user`, 'POST', { data: { username: `new${t}`, email: `ADMIN${t}@example.com`, password: PASSWORD } }, [], app.fetch, token());
+      expectConflict(created, ['email'], 'multipart POST');
+      expect(await holders('username', `bob${t}`)).to.equal(1);
+      expect(await holders('email', `admin${t}@example.com`)).to.equal(1);
+      expect(await holders('username', `new${t}`)).to.equal(0);
+      expect((await app.signIn(bob.username.toUpperCase(), bob.password)).id).to.equal(bob.id);
+      expect((await app.signIn(other.username, other.password)).id).to.equal(other.id);
+    });
+  });
+}
