@@ -2899,7 +2899,7 @@ export interface components {
              *     }
              */
             customPayload?: unknown;
-            /** @description Related role records; present when `populate` names `roles`. */
+            /** @description Left out of a create, the account gets the default role `authenticated` (`[]`: no role). Related role records; present when `populate` names `roles`. */
             roles?: components["schemas"]["Role"][];
             /** @description Write answers only: the creating user (null without a signed-in user). */
             readonly createdBy?: components["schemas"]["CreatedBy"] | null;

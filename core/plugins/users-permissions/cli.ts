@@ -46,16 +46,18 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     .requiredOption('--password <password>')
     .option('--mobile <mobile>')
     .option('--full-name <fullName>')
-    .option('--roles <roles>', 'comma-separated role names', AUTHENTICATED)
+    .option('--roles <roles>', `comma-separated role names (none named: ${AUTHENTICATED}, the default role of new users)`)
     .action(async (o: { username: string; email: string; password: string; mobile?: string; fullName?: string; roles: string }) => {
       const rt = await ready();
       // The rules registration and user:import apply (an `@` in a username would shadow that e-mail at sign-in).
       if (!USERNAME_PATTERN.test(o.username.trim())) fail('username must be 2 or more letters, digits, ".", "_" or "-"');
       if (!EMAIL_PATTERN.test(o.email.trim())) fail('email is not a valid e-mail address');
       checkPassword(o.password);
+      // CONTRACT: authenticated is the default role of new users; `--roles ''` names none, as an empty roles cell of user:import
+      const roles = list(o.roles).length > 0 ? list(o.roles) : [AUTHENTICATED];
       try {
-        const id = await rt.store.createUser({ username: o.username, email: o.email, mobile: o.mobile ?? null, fullName: o.fullName ?? null, passwordHash: await rt.passwords.hash(o.password), active: true, roles: list(o.roles), emailVerified: true });
-        console.log(`created user ${id} (${o.username}) with roles ${list(o.roles).join(', ')}`);
+        const id = await rt.store.createUser({ username: o.username, email: o.email, mobile: o.mobile ?? null, fullName: o.fullName ?? null, passwordHash: await rt.passwords.hash(o.password), active: true, roles, emailVerified: true });
+        console.log(`created user ${id} (${o.username}) with roles ${roles.join(', ')}`);
       } catch (e) {
         fail(describe(e));
       }

@@ -1,8 +1,8 @@
 /**
  * The identity plugin's part of every record write to `user` (issue 15 lifecycle hooks), whatever the
  * path (JSON or multipart, PATCH or PUT, single or bulk): the identity keys go into the write's own
- * INSERT/UPDATE (user-keys.ts), and a deactivation or a new (or cleared) password ends the account's
- * sessions.
+ * INSERT/UPDATE (user-keys.ts), a new account named without `roles` gets the default role (CONTRACT:
+ * `authenticated`), and a deactivation or a new (or cleared) password ends the account's sessions.
  *
  * A committed write of a user (its roles, its deletion) or of a role (renamed, deleted, recovered)
  * changes who the signed-in callers are: their cached actors (authenticate.ts) go at once, before the
@@ -12,6 +12,7 @@
 import { eventActor, type LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
 import { builtInRoles } from './built-in-roles';
+import { AUTHENTICATED } from './seed';
 import { putIdentityKeys } from './user-keys';
 
 interface Credentials {
@@ -33,6 +34,11 @@ function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
     models: ['user'],
     async beforeCreate(ctx) {
       await putIdentityKeys(r.store, ctx.trx, ctx.data, null, true);
+      // CONTRACT: authenticated is the default role of new users; `roles: []` names none on purpose
+      if (!('roles' in ctx.data)) {
+        const id = (await r.store.roleIds([AUTHENTICATED], ctx.trx)).get(AUTHENTICATED);
+        if (id !== undefined) ctx.data.roles = [id];
+      }
     },
     // Read in the write's transaction (on SQLite another connection would wait for it).
     async beforeUpdate(ctx) {

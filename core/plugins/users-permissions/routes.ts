@@ -113,8 +113,8 @@ export function identityRoutes<S>(router: Router<S>, { service, auth, authorizer
   });
   // The record API writes users too (the core's generic controller, after this router; JSON or
   // multipart, PATCH or PUT). Before it runs: who may write which account (for callers the core will
-  // let write). Taken identifiers, the identity keys and the sessions a deactivation or a new password
-  // ends are the plugin's lifecycle hooks (hooks.ts), inside the core's write.
+  // let write). Taken identifiers, the identity keys, the default role and the sessions a deactivation or
+  // a new password ends are the plugin's lifecycle hooks (hooks.ts), inside the core's write.
   for (const method of ['patch', 'put'] as const) {
     router[method]('/api/user/:id', async (c, next) => {
       const ctx = c as unknown as Ctx;

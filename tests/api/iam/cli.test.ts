@@ -44,6 +44,15 @@ for (const dialect of DIALECTS) {
       expect((await cli('user:create', '--username', 'x1', '--email', 'x1@example.test', '--password', 'short')).err).to.match(/at least 8/);
     });
 
+    it('user:create without roles, or with --roles \'\', gives the default role authenticated (CONTRACT: default role of new users)', async () => {
+      for (const [username, roles] of [['noroles1', []], ['noroles2', ['--roles', '']], ['noroles3', ['--roles', ' , ']]] as const) {
+        const r = await cli('user:create', '--username', username, '--email', `${username}@example.test`, '--password', 'cli-pass-123', ...roles);
+        expect(r.code, r.err).to.equal(0);
+        expect(r.out).to.contain('with roles authenticated');
+        expect((await app.signIn(username, 'cli-pass-123')).roles, username).to.deep.equal(['authenticated']);
+      }
+    });
+
     it('user:create checks the username and e-mail as registration and user:import do (a username shaped like an e-mail would shadow that address at sign-in)', async () => {
       for (const [username, email, problem] of [['cli@example.test', 'y1@example.test', /username/], ['with space', 'y2@example.test', /username/], ['y3', 'not-an-email', /email/]] as const) {
         const r = await cli('user:create', '--username', username, '--email', email, '--password', 'cli-pass-123');

@@ -2,11 +2,13 @@
  * The identity keys of accounts written through /api/user (README "Users through the record API"): the
  * usernameKey / emailKey / mobileKey columns are set in the write's own INSERT or UPDATE (the identity
  * plugin's before hooks), so their unique indexes decide a case variant of another account's name, also
- * under a race and for multipart bodies: 409, never 500, never a silent success.
+ * under a race and for multipart bodies: 409, never 500, never a silent success. A user created without
+ * `roles` gets the default role (CONTRACT: `authenticated`, "default role of new users").
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
 import { sendForm } from '../../helpers/multipart';
+import { userWith } from '../../helpers/roles';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
 
 const ROUNDS = 6;
@@ -18,7 +20,7 @@ interface Answer {
 }
 
 for (const dialect of DIALECTS) {
-  describe(`user writes: identity keys in the write [${dialect}]`, () => {
+  describe(`user writes: identity keys in the write, default role [${dialect}]`, () => {
     let app: TestApp;
     let n = 0;
     const tag = (): string => {
@@ -93,6 +95,34 @@ for (const dialect of DIALECTS) {
       expect(await holders('username', `new${t}`)).to.equal(0);
       expect((await app.signIn(bob.username.toUpperCase(), bob.password)).id).to.equal(bob.id);
       expect((await app.signIn(other.username, other.password)).id).to.equal(other.id);
+    });
+
+    it('a user created without roles gets the default role authenticated (JSON, bulk, multipart, by a caller without user.assignRoles too); roles: [] creates one with none; named roles are exactly those', async () => {
+      const manager = await userWith(app, `user-manager-${tag()}`, ['user.find', 'user.findOne', 'user.create', 'user.update']);
+      const roles = (await app.http.get('/api/role?limit=100')).body.records as { id: number; name: string }[];
+      const adminRole = roles.find((r) => r.name === 'admin')?.id ?? 0;
+      const body = (extra: Record<string, unknown> = {}) => {
+        const t = tag();
+        return { username: `role${t}`, email: `role${t}@example.test`, password: PASSWORD, ...extra };
+      };
+      const rolesOf = async (id: number): Promise<string[]> =>
+        ((await app.http.get(`/api/user/${id}?populate[0]=roles`)).body.roles as { name: string }[]).map((r) => r.name).sort();
+      const single = await app.http.post('/api/user', body());
+      const bulk = await app.http.post('/api/user/bulk', [body(), body()]);
+      const form = await sendForm(`${app.url}/api/user`, 'POST', { data: body() }, [], app.fetch, token());
+      const byManager = await manager.http.post('/api/user', body());
+      for (const res of [single, bulk, form, byManager]) expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const ids = [single.body.data.id, ...bulk.body.data.map((u: { id: number }) => u.id), form.body.data.id, byManager.body.data.id] as number[];
+      for (const id of ids) expect(await rolesOf(id), `user ${id}`).to.deep.equal(['authenticated']);
+      // a default-role user reads what authenticated may read (CONTRACT: find + findOne on the example models)
+      const signed = await app.signIn(single.body.data.username, PASSWORD);
+      expect(signed.roles).to.deep.equal(['authenticated']);
+      expect((await signed.http.get('/api/institute')).status).to.equal(200);
+      const none = await app.http.post('/api/user', body({ roles: [] }));
+      expect(none.status).to.equal(200);
+      expect(await rolesOf(none.body.data.id)).to.deep.equal([]);
+      const named = await app.http.post('/api/user', body({ roles: [adminRole] }));
+      expect(await rolesOf(named.body.data.id)).to.deep.equal(['admin']);
     });
   });
 }
