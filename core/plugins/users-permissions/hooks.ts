@@ -2,7 +2,8 @@
  * The identity plugin's part of every record write to `user` (issue 15 lifecycle hooks), whatever the
  * path (JSON or multipart, PATCH or PUT, single or bulk): the identity keys go into the write's own
  * INSERT/UPDATE (user-keys.ts), a new account named without `roles` gets the default role (CONTRACT:
- * `authenticated`), and a deactivation or a new (or cleared) password ends the account's sessions.
+ * `authenticated`), a changed e-mail or mobile is no longer verified, and a deactivation or a new (or
+ * cleared) password ends the account's sessions.
  *
  * A committed write of a user (its roles, its deletion) or of a role (renamed, deleted, recovered)
  * changes who the signed-in callers are: their cached actors (authenticate.ts) go at once, before the
@@ -13,7 +14,7 @@ import { eventActor, type LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
 import { builtInRoles } from './built-in-roles';
 import { AUTHENTICATED } from './seed';
-import { putIdentityKeys } from './user-keys';
+import { putIdentityKeys, unverifyChanged } from './user-keys';
 
 interface Credentials {
   readonly passwordHash: string | null;
@@ -46,6 +47,7 @@ function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
       const u = await r.store.userById(ctx.id, ctx.trx);
       if (!u) return;
       ctx.state.credentials = { passwordHash: u.passwordHash, active: u.active } satisfies Credentials;
+      unverifyChanged(ctx.data, u);
       await putIdentityKeys(r.store, ctx.trx, ctx.data, ctx.id, ctx.mode === 'put');
     },
     async afterUpdate(ctx) {

@@ -10,7 +10,7 @@
  */
 import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
-import type { IdentityStore } from './store';
+import type { IdentityStore, UserRow } from './store';
 import { type IdentifierType, normalize, normalizeMobile } from './util';
 
 const KEYS: readonly (readonly [IdentifierType, string])[] = [
@@ -42,4 +42,20 @@ export async function putIdentityKeys(store: IdentityStore, trx: Knex.Transactio
     if (holder && holder.id !== selfId) taken.push(field);
   }
   if (taken.length) throw new ConflictError(`${taken.join(', ')} already taken`, { fields: Object.fromEntries(taken.map((f) => [f, ['is already taken']])) });
+}
+
+const VERIFIED: readonly (readonly ['email' | 'mobile', 'emailVerified' | 'mobileVerified'])[] = [
+  ['email', 'emailVerified'],
+  ['mobile', 'mobileVerified'],
+];
+
+/**
+ * A write that changes the e-mail or mobile (compared by key: another case or spelling is the same
+ * address) un-verifies it, unless the write sets that flag itself: a new address is not proven yet.
+ */
+export function unverifyChanged(data: Record<string, unknown>, before: UserRow): void {
+  for (const [field, flag] of VERIFIED) {
+    if (!(field in data) || flag in data) continue;
+    if (identityKey(field, data[field]) !== identityKey(field, before[field])) data[flag] = false;
+  }
 }

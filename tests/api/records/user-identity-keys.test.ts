@@ -3,7 +3,8 @@
  * usernameKey / emailKey / mobileKey columns are set in the write's own INSERT or UPDATE (the identity
  * plugin's before hooks), so their unique indexes decide a case variant of another account's name, also
  * under a race and for multipart bodies: 409, never 500, never a silent success. A user created without
- * `roles` gets the default role (CONTRACT: `authenticated`, "default role of new users").
+ * `roles` gets the default role (CONTRACT: `authenticated`, "default role of new users"). A write that
+ * changes an e-mail or mobile un-verifies it unless it sets the flag itself.
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
@@ -20,7 +21,7 @@ interface Answer {
 }
 
 for (const dialect of DIALECTS) {
-  describe(`user writes: identity keys in the write, default role [${dialect}]`, () => {
+  describe(`user writes: identity keys in the write, default role, verified flags [${dialect}]`, () => {
     let app: TestApp;
     let n = 0;
     const tag = (): string => {
@@ -123,6 +124,33 @@ for (const dialect of DIALECTS) {
       expect(await rolesOf(none.body.data.id)).to.deep.equal([]);
       const named = await app.http.post('/api/user', body({ roles: [adminRole] }));
       expect(await rolesOf(named.body.data.id)).to.deep.equal(['admin']);
+    });
+
+    it('changing the e-mail or mobile through /api/user un-verifies it unless the same write sets the flag; the same address in another case or spelling keeps it', async () => {
+      const t = tag();
+      const made = await app.http.post('/api/user', { username: `ver${t}`, email: `ver${t}@example.test`, mobile: '+15557001', password: PASSWORD, emailVerified: true, mobileVerified: true });
+      expect(made.status, made.text).to.equal(200);
+      const id = made.body.data.id as number;
+      const flags = async () => {
+        const u = (await app.http.get(`/api/user/${id}`)).body as { emailVerified: boolean; mobileVerified: boolean };
+        return { emailVerified: u.emailVerified, mobileVerified: u.mobileVerified };
+      };
+      const patch = async (body: Record<string, unknown>) => {
+        const res = await app.http.patch(`/api/user/${id}`, body);
+        expect(res.status, res.text).to.equal(200);
+        return flags();
+      };
+      expect(await patch({ email: `VER${t}@Example.TEST`, mobile: '+1 555 7001' }), 'same address, other case or spelling').to.deep.equal({ emailVerified: true, mobileVerified: true });
+      expect(await patch({ email: `new${t}@example.test` }), 'new e-mail').to.deep.equal({ emailVerified: false, mobileVerified: true });
+      expect(await patch({ mobile: '+15557002' }), 'new mobile').to.deep.equal({ emailVerified: false, mobileVerified: false });
+      expect(await patch({ email: `newer${t}@example.test`, emailVerified: true, mobile: '+15557003', mobileVerified: true }), 'new addresses, flags set by the write').to.deep.equal({ emailVerified: true, mobileVerified: true });
+      expect(await patch({ mobile: null }), 'mobile cleared').to.deep.equal({ emailVerified: true, mobileVerified: false });
+      const form = await sendForm(`${app.url}/api/user/${id}`, 'PATCH', { updateDto: { email: `form${t}@example.test` } }, [], app.fetch, token());
+      expect(form.status, JSON.stringify(form.body)).to.equal(200);
+      expect((await flags()).emailVerified, 'multipart: new e-mail').to.equal(false);
+      const put = await app.http.put(`/api/user/${id}`, { username: `ver${t}`, email: `put${t}@example.test`, emailVerified: true });
+      expect(put.status, put.text).to.equal(200);
+      expect((await flags()).emailVerified, 'PUT naming the flag').to.equal(true);
     });
   });
 }
