@@ -2,6 +2,8 @@
  * One-time codes: 6-digit OTPs and reset tokens, stored only as keyed hashes (HMAC with the server
  * secret, so a leaked table does not give 6-digit codes away). Single use, expiring, and dead after
  * MAX_ATTEMPTS wrong tries; attempts are counted atomically BEFORE comparing, so parallel guesses gain nothing.
+ * The codes one request sends (one per source) form a batch: it is proven only when a right guess spent
+ * each of them (`proven_at`); one that died, expired or was replaced unproven fails the whole batch.
  */
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -27,6 +29,17 @@ interface RawCode {
   attempts: number;
   expires_at: unknown;
   used_at: unknown;
+  proven_at: unknown;
+}
+
+/**
+ * Where a batch stands: the channels whose codes still wait for their right guess, and whether it can no
+ * longer be proven whole (a code of it died after MAX_ATTEMPTS wrong tries, expired, or was replaced
+ * by a newer one before a right guess spent it).
+ */
+export interface BatchState {
+  readonly open: readonly Source[];
+  readonly failed: boolean;
 }
 
 const toRow = (r: RawCode): CodeRow => ({ id: Number(r.id), userId: Number(r.user_id), channel: r.channel, batch: r.batch });
@@ -81,17 +94,29 @@ export class Codes {
     return (await this.spend(c.id)) ? toRow(c) : null;
   }
 
-  /** The channels of a batch whose codes are still unused (and alive). */
-  async openInBatch(batch: string): Promise<Source[]> {
-    const rows = (await this.db(this.store.codes).where('batch', batch).whereNull('used_at').where('attempts', '<', MAX_ATTEMPTS).select('channel', 'expires_at')) as RawCode[];
-    return rows.filter((r) => timeOf(r.expires_at) > Date.now()).map((r) => r.channel);
+  /** The state of `batch` (see BatchState). */
+  async batchState(batch: string): Promise<BatchState> {
+    return stateOf((await this.db(this.store.codes).where('batch', batch).select('channel', 'attempts', 'expires_at', 'used_at', 'proven_at')) as RawCode[]);
   }
 
   async voidAll(userId: number, purpose: Purpose): Promise<void> {
     await this.db(this.store.codes).where({ user_id: userId, purpose }).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() });
   }
 
+  /** A right guess spends code `id` (once: false when it was spent or replaced meanwhile). */
   private async spend(id: number): Promise<boolean> {
-    return (await this.db(this.store.codes).where('id', id).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() })) === 1;
+    const now = nowIso();
+    return (await this.db(this.store.codes).where('id', id).whereNull('used_at').update({ used_at: now, proven_at: now, updated_at: now })) === 1;
   }
+}
+
+function stateOf(rows: readonly RawCode[]): BatchState {
+  const open: Source[] = [];
+  let failed = false;
+  for (const r of rows) {
+    if (r.proven_at !== null) continue;
+    if (r.used_at === null && Number(r.attempts) < MAX_ATTEMPTS && timeOf(r.expires_at) > Date.now()) open.push(r.channel);
+    else failed = true;
+  }
+  return { open, failed };
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../config/schema';
 import { BadRequestError, ConflictError, ForbiddenError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../errors/errors';
 import { type Actor, type EventActor, eventActor } from '../../plugin-api';
-import type { Codes, Purpose } from './codes';
+import type { BatchState, CodeRow, Codes, Purpose } from './codes';
 import type { Delivery } from './delivery';
 import { type Body, bodyOf, FieldCheck } from './input';
 import { type Passwords, passwordProblems } from './passwords';
@@ -427,11 +427,25 @@ export class IdentityService {
     return { user, channel: type === 'username' ? null : type, otp: otp as string };
   }
 
+  /**
+   * After a right guess spent `code`: the batch it came with (one code per source of one initiate) is
+   * proven only when a right guess spent every code of it. One that died (MAX_ATTEMPTS wrong tries),
+   * expired or was replaced unproven fails the whole batch: this confirmation answers as a wrong code
+   * does and proves nothing, and the caller starts again with a new initiate. Otherwise: the sources
+   * whose codes still wait.
+   */
+  private async provenSoFar(code: CodeRow): Promise<BatchState> {
+    const state = await this.d.codes.batchState(code.batch);
+    if (state.failed) throw new UnauthorizedError(BAD_CODE);
+    return state;
+  }
+
   async otpRegisterConfirm(raw: unknown): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
     const { user, channel, otp } = await this.confirmTarget(raw);
     const code = user ? await this.d.codes.consume(user.id, 'register', channel, otp) : null;
     if (!user || !code) throw new UnauthorizedError(BAD_CODE);
+    await this.provenSoFar(code);
     const { active } = await this.verified(user, code.channel);
     return { active, message: `Your ${code.channel === 'email' ? 'e-mail address' : 'mobile number'} has been verified.` };
   }
@@ -459,8 +473,8 @@ export class IdentityService {
     const { user, channel, otp } = await this.confirmTarget(raw);
     const code = user ? await this.d.codes.consume(user.id, 'login', channel, otp) : null;
     if (!user || !code || !user.active) throw new UnauthorizedError(BAD_CODE);
+    const { open } = await this.provenSoFar(code);
     await this.verified(user, code.channel);
-    const open = await this.d.codes.openInBatch(code.batch);
     if (open.length > 0) return { accessToken: null, refreshToken: null, message: `Confirm the code sent to your ${open.join(' and ')} too.`, pending: open };
     if (user.lastLoginProvider !== 'otp') await this.d.store.updateUser(user.id, { last_login_provider: 'otp' }, self(user.id));
     const pair = await this.pair(user.id, 'otp');

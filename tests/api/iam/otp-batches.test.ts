@@ -1,0 +1,170 @@
+/**
+ * Spec 4.2 OTP flow with several sources. A sign-in or registration that sent codes to e-mail and mobile
+ * completes only when a right guess spent each of them: a code that died (5 wrong tries), expired or was
+ * replaced unproven fails the whole batch (401, as a wrong code).
+ */
+import { expect } from 'chai';
+import { DIALECTS } from '../../helpers/dialects';
+import { SecretWatch } from '../../helpers/no-secrets';
+import { MailSink, otpIn, SmsSink } from '../../helpers/sinks';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
+
+interface Who {
+  readonly username: string;
+  readonly email: string;
+  readonly mobile: string;
+}
+
+const wrong = (code: string): string => (code === '000000' ? '111111' : '000000');
+
+for (const dialect of DIALECTS) {
+  describe(`identity: OTP batches of several sources [${dialect}]`, () => {
+    /** Sign-in validates e-mail and mobile (IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT=email,mobile). */
+    let both: TestApp;
+    /** Sign-in validates the e-mail (a request may add mobile); taken addresses are not revealed. */
+    let quiet: TestApp;
+    let mail: MailSink;
+    let sms: SmsSink;
+    const watch = new SecretWatch();
+    let n = 0;
+    const who = (): Who => {
+      n += 1;
+      return { username: `batch${n}`, email: `batch${n}@example.test`, mobile: `+4915100000${String(n).padStart(3, '0')}` };
+    };
+
+    before(async () => {
+      watch.start();
+      mail = await new MailSink().start();
+      sms = await new SmsSink().start();
+      const env = { IAM_PASSWORD_LESS_REGISTRATION: 'true', SMTP_URL: mail.url, SMS_WEBHOOK_URL: sms.url };
+      both = await startTestApp(dialect, { env: { ...env, IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT: 'email,mobile' } });
+      quiet = await startTestApp(dialect, { env: { ...env, IAM_REGISTRATION_REVEALS_TAKEN: 'false' } });
+    });
+    after(async () => {
+      try {
+        await watch.checkStoredHashes(both.deps.db);
+        await watch.checkStoredHashes(quiet.deps.db);
+      } finally {
+        watch.stop();
+        await both?.close();
+        await quiet?.close();
+        await mail?.close();
+        await sms?.close();
+      }
+    });
+
+    /** Starts an OTP registration; the codes sent (mobile too when `extra` adds it). */
+    const register = async (app: TestApp, u: Who, extra: string[] = []): Promise<{ email: string; mobile: string | null }> => {
+      const [m0, s0] = [mail.count(), sms.count()];
+      const res = await app.anon.post('/api/iam/otp/register/initiate', { ...u, validationSources: extra });
+      expect(res.status, res.text).to.equal(200);
+      return { email: otpIn(await mail.next(u.email, m0)), mobile: extra.includes('mobile') ? otpIn(await sms.next(u.mobile, s0)) : null };
+    };
+    /** An active passwordless account (registered and verified by e-mail) with a mobile number. */
+    const account = async (app: TestApp): Promise<Who> => {
+      const u = who();
+      const { email } = await register(app, u);
+      expect((await app.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: email })).body.active).to.equal(true);
+      return u;
+    };
+    /** Starts an OTP sign-in by e-mail; both codes sent (the app validates mobile too, or `extra` adds it). */
+    const signInCodes = async (app: TestApp, u: Who, extra: string[] = []): Promise<{ email: string; mobile: string }> => {
+      const [m0, s0] = [mail.count(), sms.count()];
+      expect((await app.anon.post('/api/iam/otp/login/initiate', { identifier: u.email, validationSources: extra })).status).to.equal(200);
+      return { email: otpIn(await mail.next(u.email, m0)), mobile: otpIn(await sms.next(u.mobile, s0)) };
+    };
+    /** Five wrong guesses at the mobile code: it dies. The last answer. */
+    const killMobile = async (app: TestApp, flow: 'login' | 'register', u: Who, code: string) => {
+      let last = null;
+      for (let i = 0; i < 5; i++) {
+        last = await app.anon.post(`/api/iam/otp/${flow}/confirm`, { type: 'mobile', identifier: u.mobile, otp: wrong(code) });
+        expect(last.status).to.equal(401);
+      }
+      return last!;
+    };
+    const userRow = async (app: TestApp, username: string) => (await app.deps.db('users').where('username', username).first()) as Record<string, unknown> | undefined;
+    const sessionsOf = async (app: TestApp, username: string): Promise<number> => {
+      const id = Number((await userRow(app, username))?.id);
+      return Number(((await app.deps.db('sessions').where('user_id', id).count({ n: '*' })) as { n: number | string }[])[0].n);
+    };
+
+    describe('sign-in with two sources', () => {
+      it('a mobile code killed by 5 wrong tries fails the batch: the e-mail code alone gets 401 as a wrong code, no tokens; a new initiate starts over', async () => {
+        const u = await account(both);
+        const codes = await signInCodes(both, u);
+        const bad = await killMobile(both, 'login', u, codes.mobile);
+        const res = await both.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: codes.email });
+        expect(res.status).to.equal(401);
+        expect(res.body).to.deep.equal(bad.body);
+        expect(await sessionsOf(both, u.username)).to.equal(0);
+        // starting over with both codes signs in
+        const again = await signInCodes(both, u);
+        const first = await both.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: again.email });
+        expect(first.status).to.equal(200);
+        expect(first.body).to.include({ accessToken: null, refreshToken: null });
+        expect(first.body.pending).to.deep.equal(['mobile']);
+        const second = await both.anon.post('/api/iam/otp/login/confirm', { type: 'mobile', identifier: u.mobile, otp: again.mobile });
+        expect(second.status).to.equal(200);
+        expect(second.body.accessToken).to.be.a('string');
+      });
+
+      it('the same when the request added mobile (validationSources) to the configured e-mail', async () => {
+        const u = await account(quiet);
+        const codes = await signInCodes(quiet, u, ['mobile']);
+        const bad = await killMobile(quiet, 'login', u, codes.mobile);
+        const res = await quiet.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: codes.email });
+        expect(res.status).to.equal(401);
+        expect(res.body).to.deep.equal(bad.body);
+        expect(await sessionsOf(quiet, u.username)).to.equal(0);
+      });
+
+      it('a code of the batch that expired fails it, whichever code is confirmed first', async () => {
+        const u = await account(both);
+        const id = Number((await userRow(both, u.username))?.id);
+        const past = new Date(Date.now() - 60_000).toISOString();
+        // the e-mail code confirmed first, the mobile one expires before its turn…
+        let codes = await signInCodes(both, u);
+        expect((await both.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: codes.email })).body.pending).to.deep.equal(['mobile']);
+        await both.deps.db('one_time_codes').where({ user_id: id, purpose: 'login', channel: 'mobile' }).whereNull('used_at').update({ expires_at: past });
+        expect((await both.anon.post('/api/iam/otp/login/confirm', { type: 'mobile', identifier: u.mobile, otp: codes.mobile })).status).to.equal(401);
+        // …or the mobile code expired before the e-mail one is confirmed
+        codes = await signInCodes(both, u);
+        await both.deps.db('one_time_codes').where({ user_id: id, purpose: 'login', channel: 'mobile' }).whereNull('used_at').update({ expires_at: past });
+        expect((await both.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: codes.email })).status).to.equal(401);
+        expect(await sessionsOf(both, u.username)).to.equal(0);
+      });
+
+      it('a code replaced by a newer initiate before its check fails its batch: the other code alone gets no tokens', async () => {
+        const u = await account(quiet);
+        // batch 1: e-mail and mobile; batch 2 (e-mail only) replaces batch 1's e-mail code
+        const first = await signInCodes(quiet, u, ['mobile']);
+        const since = mail.count();
+        expect((await quiet.anon.post('/api/iam/otp/login/initiate', { identifier: u.email })).status).to.equal(200);
+        const second = otpIn(await mail.next(u.email, since));
+        expect((await quiet.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: first.email })).status).to.equal(401);
+        expect((await quiet.anon.post('/api/iam/otp/login/confirm', { type: 'mobile', identifier: u.mobile, otp: first.mobile })).status).to.equal(401);
+        expect(await sessionsOf(quiet, u.username)).to.equal(0);
+        // the newer batch (e-mail only) signs in
+        const ok = await quiet.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: second });
+        expect(ok.status).to.equal(200);
+        expect(ok.body.accessToken).to.be.a('string');
+      });
+    });
+
+    describe('registration with two sources', () => {
+      it('a mobile code that died fails the registration: the e-mail code gets 401 and proves nothing; a new initiate replaces it', async () => {
+        const u = who();
+        const codes = await register(both, u, ['mobile']);
+        await killMobile(both, 'register', u, codes.mobile as string);
+        expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: codes.email })).status).to.equal(401);
+        expect(await userRow(both, u.username)).to.deep.include({ pending_verification: 'email,mobile' });
+        const row = (await userRow(both, u.username)) as Record<string, unknown>;
+        expect(Boolean(row.email_verified), 'email_verified').to.equal(false);
+        expect(Boolean(row.active), 'active').to.equal(false);
+        const again = await register(both, u, ['mobile']);
+        expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'mobile', identifier: u.mobile, otp: again.mobile })).body).to.include({ active: false });
+        expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: again.email })).body).to.include({ active: true });
+      });
+    });
+  });
+}
