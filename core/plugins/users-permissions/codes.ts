@@ -99,6 +99,12 @@ export class Codes {
     return stateOf((await this.db(this.store.codes).where('batch', batch).select('channel', 'attempts', 'expires_at', 'used_at', 'proven_at')) as RawCode[]);
   }
 
+  /** The state of the newest batch of `purpose` sent to user `userId`; null when none was. */
+  async latestBatchState(userId: number, purpose: Purpose): Promise<BatchState | null> {
+    const newest = (await this.db(this.store.codes).where({ user_id: userId, purpose }).orderBy('id', 'desc').first('batch')) as { batch: string } | undefined;
+    return newest ? this.batchState(newest.batch) : null;
+  }
+
   async voidAll(userId: number, purpose: Purpose): Promise<void> {
     await this.db(this.store.codes).where({ user_id: userId, purpose }).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() });
   }

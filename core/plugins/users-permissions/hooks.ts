@@ -2,8 +2,9 @@
  * The identity plugin's part of every record write to `user` (issue 15 lifecycle hooks), whatever the
  * path (JSON or multipart, PATCH or PUT, single or bulk): the identity keys go into the write's own
  * INSERT/UPDATE (user-keys.ts), a new account named without `roles` gets the default role (CONTRACT:
- * `authenticated`), a changed e-mail or mobile is no longer verified, and a deactivation or a new (or
- * cleared) password ends the account's sessions.
+ * `authenticated`), a changed e-mail or mobile is no longer verified, a deactivation or a new (or
+ * cleared) password ends the account's sessions, and a write that makes a pending OTP registration an
+ * account ends its pending state (service.ts afterUserWrite).
  *
  * A committed write of a user (its roles, its deletion) or of a role (renamed, deleted, recovered)
  * changes who the signed-in callers are: their cached actors (authenticate.ts) go at once, before the
@@ -14,12 +15,8 @@ import { eventActor, type LifecycleHooks } from '../../plugin-api';
 import type { Runtime } from './runtime';
 import { builtInRoles } from './built-in-roles';
 import { AUTHENTICATED } from './seed';
+import type { UserRow } from './store';
 import { putIdentityKeys, unverifyChanged } from './user-keys';
-
-interface Credentials {
-  readonly passwordHash: string | null;
-  readonly active: boolean;
-}
 
 export function identityHooks(r: Runtime): LifecycleHooks[] {
   const forgetUser = (id: number): void => {
@@ -46,13 +43,13 @@ function users(r: Runtime, forgetUser: (id: number) => void): LifecycleHooks {
       if (ctx.id === null) return;
       const u = await r.store.userById(ctx.id, ctx.trx);
       if (!u) return;
-      ctx.state.credentials = { passwordHash: u.passwordHash, active: u.active } satisfies Credentials;
+      ctx.state.before = u;
       unverifyChanged(ctx.data, u);
       await putIdentityKeys(r.store, ctx.trx, ctx.data, ctx.id, ctx.mode === 'put');
     },
     async afterUpdate(ctx) {
       forgetUser(ctx.id);
-      const before = ctx.state.credentials as Credentials | undefined;
+      const before = ctx.state.before as UserRow | undefined;
       if (before) await r.service.afterUserWrite(ctx.id, before, eventActor(ctx.actor));
     },
     afterDelete: (ctx) => forgetUser(ctx.id),

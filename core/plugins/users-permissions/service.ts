@@ -34,17 +34,24 @@ const SAME_ANSWER_LOGIN = 'If the account exists, a code has been sent.';
 const SAME_ANSWER_RESET = 'If the account exists, a reset token has been sent to its e-mail address.';
 const BAD_CODE = 'invalid or expired code';
 
-export interface UserCredentials {
-  readonly passwordHash: string | null;
-  readonly active: boolean;
-}
-
 /** Does a JSON value hold a NUL character in a string or a key? */
 function holdsNul(v: unknown): boolean {
   if (typeof v === 'string') return v.includes('\u0000');
   if (Array.isArray(v)) return v.some(holdsNul);
   if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => k.includes('\u0000') || holdsNul(x));
   return false;
+}
+
+/**
+ * May a new OTP registration replace account `u`, which holds one of its identifiers? Only while `u` is an
+ * OTP registration nobody finished nor made into an account: still pending, inactive, without a password,
+ * never signed in, and with no address proven, unless its codes can no longer all be proven (`failed`:
+ * one died or expired; its registrant can only start again). An account an admin activated, gave a password
+ * or marked verified (which also ends the pending state: afterUserWrite), or whose registrant has proven
+ * an address and may still finish, is in use.
+ */
+function unfinishedRegistration(u: UserRow, failed: boolean): boolean {
+  return u.pendingVerification !== null && !u.active && u.passwordHash === null && u.lastLoginProvider === null && (failed || (!u.emailVerified && !u.mobileVerified));
 }
 
 function minutes(seconds: number): string {
@@ -267,21 +274,24 @@ export class IdentityService {
     return { user: { email: actor.email, username: actor.username, roles: [...actor.roles] }, accessToken, refreshToken: null };
   }
 
-  /** What decides whether a record write to a user ends its sessions (see afterUserWrite). */
-  async credentialsOf(userId: number): Promise<UserCredentials | undefined> {
-    const u = await this.d.store.userById(userId);
-    return u && { passwordHash: u.passwordHash, active: u.active };
-  }
-
   /**
    * After a record write to a user (PATCH/PUT /api/user/:id) succeeded: a deactivation, or a new (or
    * cleared) password, ends every session of that user, as change-password and reset do. Otherwise a
    * deactivated user's tokens would work again on reactivation, and an admin resetting a stolen
    * account's password would leave the thief signed in.
+   * A write that makes a pending OTP registration an account (activates it, sets a password, marks an
+   * address verified) ends its pending state: the account is the admin's to run from then on, never
+   * replaced by a new registration (unfinishedRegistration), and its registrant's codes no longer decide
+   * whether it is active (verified). Other writes (a name corrected) leave the registration running. The
+   * column is private (no answer shows it): no event of its own.
    */
-  async afterUserWrite(userId: number, before: UserCredentials, by: EventActor | null): Promise<void> {
+  async afterUserWrite(userId: number, before: UserRow, by: EventActor | null): Promise<void> {
     const after = await this.d.store.userById(userId);
     if (!after) return;
+    const turnedOn = (flag: 'active' | 'emailVerified' | 'mobileVerified'): boolean => after[flag] && !before[flag];
+    if (after.pendingVerification !== null && (turnedOn('active') || turnedOn('emailVerified') || turnedOn('mobileVerified') || (after.passwordHash !== null && after.passwordHash !== before.passwordHash))) {
+      await this.d.store.db(this.d.store.users).where('id', userId).update({ pending_verification: null });
+    }
     if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated', by);
     else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set', by);
   }
@@ -337,6 +347,15 @@ export class IdentityService {
     return { active };
   }
 
+  /**
+   * Can the pending registration `u`, an address of which is proven, no longer be finished (a code of its
+   * batch died, expired or was replaced unproven)? Not asked of others: unfinishedRegistration needs no answer.
+   */
+  private async registrationFailed(u: UserRow): Promise<boolean> {
+    if (u.pendingVerification === null || !(u.emailVerified || u.mobileVerified)) return false;
+    return (await this.d.codes.latestBatchState(u.id, 'register'))?.failed ?? true;
+  }
+
   async otpRegisterInitiate(raw: unknown): Promise<Record<string, unknown>> {
     this.requirePasswordLess();
     const body = bodyOf(raw);
@@ -349,13 +368,25 @@ export class IdentityService {
     const mobile = check.mobile(body, 'mobile', sources.includes('mobile'));
     const payload = this.customPayload(check, body.customPayload);
     check.done('invalid registration');
-    // A pending (never verified) registration holding these identifiers is replaced; an account in use is a conflict.
+    // An unfinished registration holding these identifiers is replaced (deleted as DELETE /api/user/{id}
+    // deletes, announced); any other account holding one is in use: a conflict.
     const holders: [string, UserRow | undefined][] = [
       ['email', await this.d.store.userBy('email', email as string)],
       ['username', await this.d.store.userBy('username', username as string)],
       ['mobile', mobile ? await this.d.store.userBy('mobile', mobile) : undefined],
     ];
-    const inUse = holders.filter(([, h]) => h && h.pendingVerification === null).map(([f]) => f);
+    const inUse: string[] = [];
+    const replace = new Map<number, { fields: string[]; failed: boolean }>();
+    for (const [field, h] of holders) {
+      if (!h) continue;
+      const failed = await this.registrationFailed(h);
+      if (unfinishedRegistration(h, failed)) replace.set(h.id, { fields: [...(replace.get(h.id)?.fields ?? []), field], failed });
+      else inUse.push(field);
+    }
+    if (!inUse.length) {
+      // Re-checked in the delete's transaction: one made into an account meanwhile is in use after all.
+      for (const [id, r] of replace) if (!(await this.d.store.deleteUserIf(id, (u) => unfinishedRegistration(u, r.failed)))) inUse.push(...r.fields);
+    }
     const sent = { message: `A verification code has been sent to your ${sources.join(' and ')}.` };
     if (inUse.length && this.iam.registrationRevealsTaken) throw new ConflictError(`${inUse.join(', ')} already taken`, { fields: Object.fromEntries(inUse.map((f) => [f, ['is already taken']])) });
     if (inUse.length) {
@@ -364,7 +395,6 @@ export class IdentityService {
       await this.deliverOrFail(this.noticeTaken(inUse, sources, { email: email as string, mobile: mobile ?? null }));
       return sent;
     }
-    for (const [, h] of holders) if (h) await this.d.store.db(this.d.store.users).where('id', h.id).whereNotNull('pending_verification').del();
     const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, active: false, roles: [AUTHENTICATED], pendingVerification: sources.join(','), customPayload: payload });
     const user = (await this.d.store.userById(id)) as UserRow;
     await this.deliverOrFail(this.issueAndSend(user, 'register', sources, randomBytes(8).toString('hex')));

@@ -1,7 +1,7 @@
 /** Users, roles and permissions in the database (knex; tables and join tables read from the registry). */
 import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
-import { type EventActor, type PluginDeps, withFolds } from '../../plugin-api';
+import { deleteAnnounced, type EventActor, type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType, JoinTable } from '../../registry/types';
 import { bool, type IdentifierType, insertedId, normalize, normalizeMobile, nowIso } from './util';
 
@@ -212,6 +212,29 @@ export class IdentityStore {
       if (events) await events.append(trx, [{ type: 'record.update', model: 'user', recordId: id, actor, record: await events.recordOf(trx, 'user', id) }]);
     });
     events?.committed();
+  }
+
+  /**
+   * Deletes account `id` when `may` allows it, given the account as it is in the delete's transaction
+   * (locked where the database has row locks), and announces it as DELETE /api/user/{id} does, in that
+   * transaction (issue 15): its `record.delete` (the account as FindOne answered it just before), the
+   * `user.delete` the runtime's append step derives from it (runtime.ts), then the records its foreign keys
+   * remove or set null with it (PluginDeps.foreignKeyEvents); by the system (actor null). False: refused or gone.
+   */
+  async deleteUserIf(id: number, may: (u: UserRow) => boolean): Promise<boolean> {
+    const { dialect, events, foreignKeyEvents } = this.deps;
+    const deleted = await this.db.transaction(async (trx) => {
+      const q = trx(this.users).where('id', id);
+      if (dialect.rowLocks) q.forUpdate();
+      const r = (await q.first()) as Record<string, unknown> | undefined;
+      if (!r || !may(this.toUser(r))) return false;
+      const fallout = (await foreignKeyEvents?.beforeDelete(trx, 'user', [id], null)) ?? null;
+      await deleteAnnounced(events, trx, this.users, 'user', [id]);
+      await fallout?.announce(trx);
+      return true;
+    });
+    if (deleted) events?.committed();
+    return deleted;
   }
 
   /** `<model>.<action>` names granted to the given roles. */

@@ -1,10 +1,13 @@
 /**
- * Spec 4.2 OTP flow with several sources. A sign-in or registration that sent codes to e-mail and mobile
- * completes only when a right guess spent each of them: a code that died (5 wrong tries), expired or was
- * replaced unproven fails the whole batch (401, as a wrong code).
+ * Spec 4.2 OTP flow with several sources, and OTP registration replacing an unfinished one.
+ * A sign-in or registration that sent codes to e-mail and mobile completes only when a right guess spent
+ * each of them: a code that died (5 wrong tries), expired or was replaced unproven fails the whole batch
+ * (401, as a wrong code). A new registration replaces only one nobody finished nor made into an account;
+ * the replaced account is deleted as DELETE /api/user/{id} deletes it (record.delete + user.delete).
  */
 import { expect } from 'chai';
 import { DIALECTS } from '../../helpers/dialects';
+import { freshEvents } from '../../helpers/fresh-events';
 import { SecretWatch } from '../../helpers/no-secrets';
 import { MailSink, otpIn, SmsSink } from '../../helpers/sinks';
 import { startTestApp, type TestApp } from '../../helpers/test-app';
@@ -18,7 +21,7 @@ interface Who {
 const wrong = (code: string): string => (code === '000000' ? '111111' : '000000');
 
 for (const dialect of DIALECTS) {
-  describe(`identity: OTP batches of several sources [${dialect}]`, () => {
+  describe(`identity: OTP batches of several sources, replaced registrations [${dialect}]`, () => {
     /** Sign-in validates e-mail and mobile (IAM_PASSWORD_LESS_LOGIN_VALIDATE_WHAT=email,mobile). */
     let both: TestApp;
     /** Sign-in validates the e-mail (a request may add mobile); taken addresses are not revealed. */
@@ -164,6 +167,111 @@ for (const dialect of DIALECTS) {
         const again = await register(both, u, ['mobile']);
         expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'mobile', identifier: u.mobile, otp: again.mobile })).body).to.include({ active: false });
         expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: again.email })).body).to.include({ active: true });
+      });
+
+      it('one whose registrant proved an address is not replaced while it can still finish; once its other code died, it is', async () => {
+        const u = who();
+        const codes = await register(both, u, ['mobile']);
+        expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: codes.email })).body).to.include({ active: false });
+        const id = (await userRow(both, u.username))?.id;
+        const stranger = { ...who(), email: u.email };
+        const taken = await both.anon.post('/api/iam/otp/register/initiate', stranger);
+        expect(taken.status).to.equal(409);
+        expect(taken.body.error.details.fields).to.have.keys(['email']);
+        expect((await userRow(both, u.username))?.id).to.equal(id);
+        await killMobile(both, 'register', u, codes.mobile as string);
+        expect((await both.anon.post('/api/iam/otp/register/initiate', stranger)).status).to.equal(200);
+        expect(await userRow(both, u.username)).to.equal(undefined);
+      });
+    });
+
+    describe('replacing an unfinished registration', () => {
+      /** A pending OTP registration (codes sent to its e-mail); its id and e-mail code. */
+      const pending = async (app: TestApp, u: Who) => {
+        const { email } = await register(app, u);
+        return { id: Number((await userRow(app, u.username))?.id), code: email };
+      };
+      const password = 'made-by-admin-1';
+      watch.passwords.add(password);
+
+      it('a registration an admin made an account (active, password, e-mail verified): a new registration of its e-mail answers 409 and the account keeps working', async () => {
+        const u = who();
+        const { id } = await pending(both, u);
+        const patched = await both.http.patch(`/api/user/${id}`, { active: true, password, emailVerified: true });
+        expect(patched.status).to.equal(200);
+        expect((await userRow(both, u.username))?.pending_verification).to.equal(null);
+        const session = await both.signIn(u.username, password);
+        const res = await both.anon.post('/api/iam/otp/register/initiate', { ...who(), email: u.email });
+        expect(res.status).to.equal(409);
+        expect(res.body.error.details.fields).to.have.keys(['email']);
+        expect((await userRow(both, u.username))?.id).to.equal(id);
+        expect((await session.http.get('/api/iam/me')).status).to.equal(200);
+      });
+
+      it('with IAM_REGISTRATION_REVEALS_TAKEN=false: the answer of a fresh registration, a notice to the address, the account untouched', async () => {
+        const u = who();
+        const { id } = await pending(quiet, u);
+        expect((await quiet.http.patch(`/api/user/${id}`, { active: true, password, emailVerified: true })).status).to.equal(200);
+        const session = await quiet.signIn(u.username, password);
+        const fresh = await quiet.anon.post('/api/iam/otp/register/initiate', who());
+        const since = mail.count();
+        const res = await quiet.anon.post('/api/iam/otp/register/initiate', { ...who(), email: u.email });
+        expect(res.status).to.equal(200);
+        expect(res.body).to.deep.equal(fresh.body);
+        expect((await mail.next(u.email, since)).text).to.match(/an account already uses it/);
+        expect((await userRow(quiet, u.username))?.id).to.equal(id);
+        expect((await session.http.get('/api/iam/me')).status).to.equal(200);
+      });
+
+      for (const write of [{ active: true }, { password }, { emailVerified: true }, { mobileVerified: true }]) {
+        it(`an admin write of ${JSON.stringify(write)} alone makes it an account: not replaced, no longer pending`, async () => {
+          const u = who();
+          const { id } = await pending(both, u);
+          expect((await both.http.patch(`/api/user/${id}`, write)).status).to.equal(200);
+          expect((await userRow(both, u.username))?.pending_verification).to.equal(null);
+          for (const field of ['email', 'username', 'mobile'] as const) {
+            const res = await both.anon.post('/api/iam/otp/register/initiate', { ...who(), [field]: u[field] });
+            expect(res.status, field).to.equal(409);
+          }
+          expect((await userRow(both, u.username))?.id).to.equal(id);
+        });
+      }
+
+      it('an admin write of its name leaves the registration running: its registrant finishes it', async () => {
+        const u = who();
+        const { id, code } = await pending(both, u);
+        expect((await both.http.patch(`/api/user/${id}`, { fullName: 'Corrected Name' })).status).to.equal(200);
+        expect((await userRow(both, u.username))?.pending_verification).to.equal('email');
+        const ok = await both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: code });
+        expect(ok.body).to.include({ active: true });
+      });
+
+      it('an account an earlier version left marked pending (active, with a password) is not replaced', async () => {
+        const owner = await both.createUser();
+        await both.deps.db('users').where('id', owner.id).update({ pending_verification: 'email' });
+        const res = await both.anon.post('/api/iam/otp/register/initiate', { ...who(), email: owner.email });
+        expect(res.status).to.equal(409);
+        expect((await owner.http.get('/api/iam/me')).status).to.equal(200);
+      });
+
+      it('a replacement is announced as a delete: record.delete and user.delete of the old account (as FindOne answered it), then the new one’s create', async () => {
+        const events = freshEvents(() => both, 'user');
+        const u = who();
+        const { id: old } = await pending(both, u);
+        const before = (await both.http.get(`/api/user/${old}`)).body;
+        await events.skipAll();
+        await register(both, u);
+        const created = Number((await userRow(both, u.username))?.id);
+        expect(created).to.not.equal(old);
+        const list = await events.fresh();
+        expect(list.map((e) => [e.type, e.recordId, e.actor])).to.deep.equal([
+          ['record.delete', old, null],
+          ['user.delete', old, null],
+          ['record.create', created, null],
+          ['user.create', created, null],
+        ]);
+        expect(list[0].record).to.deep.equal(before);
+        expect(list[1].record).to.deep.equal(before);
       });
     });
   });
