@@ -4,6 +4,7 @@ import { warnSqliteShares } from './threadpool';
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from '../config';
 import { enabledPlugins } from '../config/plugins';
+import { MigrationFailedError } from '../database/failed-migration';
 import { DestructiveChangeError, prepareSchema } from '../database/migrate';
 import { boot, createLogger } from './boot';
 import { createApp } from './http/app';
@@ -36,8 +37,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  // A bad model, setting, pending destructive change or a port in use: one clear line, no stack trace.
-  if (e instanceof RegistryError || e instanceof ConfigError || e instanceof DestructiveChangeError || e instanceof ListenError) {
+  // A bad model, setting, pending destructive change, failed migration or a port in use: one clear line, no stack trace.
+  if (e instanceof RegistryError || e instanceof ConfigError || e instanceof DestructiveChangeError || e instanceof MigrationFailedError || e instanceof ListenError) {
     console.error(`error: ${e.message}`);
   } else {
     console.error(e);

@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import type { Registry } from '../core/registry/types';
-import type { Dialect } from './dialects/dialect';
+import type { Dialect, MigrationHooks } from './dialects/dialect';
 import { dialectOf } from './dialects/of-knex';
 import { desiredSchema } from './schema/desired';
 import { diffSchemas, snapshotOf } from './schema/diff';
 import { describeOp, toMigrationSource } from './schema/to-migration';
-import type { SchemaDef, SchemaDiff } from './schema/types';
+import type { MigrationOp, SchemaDef, SchemaDiff } from './schema/types';
+import { failedStart } from './failed-migration';
 
 export class DestructiveChangeError extends Error {
   constructor(readonly changes: readonly string[]) {
@@ -53,6 +54,7 @@ function stamp(d: Date): string {
 export interface MadeMigration {
   readonly file: string;
   readonly changes: readonly string[];
+  readonly ops: readonly MigrationOp[];
 }
 
 /** Writes a migration for the registry's changes; null when there is nothing to do. */
@@ -69,7 +71,7 @@ export function makeMigration(registry: Registry, dir: string, name: string, all
   if (ts <= lastTs) ts = String(BigInt(lastTs) + 1n);
   const file = join(dir, `${ts}_${name}.js`);
   writeFileSync(file, toMigrationSource(name, diff, snapshotOf(desiredSchema(registry)), now, defaultLocale));
-  return { file, changes: diff.ops.map(describeOp) };
+  return { file, changes: diff.ops.map(describeOp), ops: diff.ops };
 }
 
 /**
@@ -77,13 +79,20 @@ export function makeMigration(registry: Registry, dir: string, name: string, all
  * keys off, so a table a migration rebuilds keeps the rows that reference it, and a foreign-key check at
  * the end of each migration. Every migration run goes through here, hand-written migrations included.
  */
-function migrationRun<T>(db: Knex, dir: string, step: (config: Knex.MigratorConfig) => Promise<T>): Promise<T> {
-  return dialectOf(db).migrationRun(db, (hooks) => step({ ...knexConfig(dir), ...hooks } as Knex.MigratorConfig));
+function migrationRun<T>(db: Knex, dir: string, step: (config: Knex.MigratorConfig) => Promise<T>, onBegin?: (file: string) => void): Promise<T> {
+  return dialectOf(db).migrationRun(db, (hooks) => {
+    const beforeEach: MigrationHooks['beforeEach'] = async (trx, migrations) => {
+      for (const m of migrations) onBegin?.(typeof m === 'object' && m !== null && 'file' in m ? String(m.file) : String(m));
+      await hooks.beforeEach?.(trx, migrations);
+    };
+    return step({ ...knexConfig(dir), ...hooks, beforeEach } as Knex.MigratorConfig);
+  });
 }
 
-export async function migrateLatest(db: Knex, dir: string): Promise<string[]> {
+/** Applies the pending migrations; `onBegin`: told each one's file name as it begins (the last one told is the one that failed). */
+export async function migrateLatest(db: Knex, dir: string, onBegin?: (file: string) => void): Promise<string[]> {
   if (migrationFiles(dir).length === 0) return [];
-  const [, applied] = (await migrationRun(db, dir, (config) => db.migrate.latest(config))) as [number, string[]];
+  const [, applied] = (await migrationRun(db, dir, (config) => db.migrate.latest(config), onBegin)) as [number, string[]];
   return applied;
 }
 
@@ -103,10 +112,6 @@ export async function migrationStatus(db: Knex, dir: string): Promise<MigrationS
   return { applied: done.map((d) => d.name), pending: pending.map((p) => p.file) };
 }
 
-/**
- * The start-up loop: apply pending migrations; with `autoMigrate` (outside production) first write one
- * for a registry change, so an editor's loop is "edit YAML, restart".
- */
 /** The lock nodes (and the CLI's migrate:latest) take while they bring the schema up to date. */
 export const SCHEMA_LOCK = 'schema';
 
@@ -119,12 +124,25 @@ export interface PrepareOptions {
   readonly dialect?: Dialect;
 }
 
+/**
+ * The start-up loop: apply pending migrations; with `autoMigrate` (outside production) first write one
+ * for a registry change, so an editor's loop is "edit YAML, restart". A migration that fails stops the
+ * start with a MigrationFailedError (failed-migration.ts); one written here is rolled back and removed.
+ */
 export async function prepareSchema(db: Knex, registry: Registry, opts: PrepareOptions): Promise<{ made: MadeMigration | null; applied: string[] }> {
   // Nodes starting together take turns (Dialect.lockedSession): the others wait, then find nothing to apply.
   if (opts.dialect) return opts.dialect.lockedSession(db, SCHEMA_LOCK, () => prepareSchema(db, registry, { ...opts, dialect: undefined }));
   let made: MadeMigration | null = null;
   if (opts.autoMigrate) made = makeMigration(registry, opts.dir, 'auto', opts.allowDestructive, new Date(), opts.defaultLocale);
-  const applied = await migrateLatest(db, opts.dir);
+  let applied: string[];
+  let begun: string | null = null;
+  try {
+    applied = await migrateLatest(db, opts.dir, (file) => (begun = file));
+  } catch (e) {
+    // A generated migration that failed is rolled back as far as the database allows and its file removed.
+    const status = await migrationStatus(db, opts.dir).catch(() => null);
+    throw await failedStart(db, registry, { error: e, made, failed: begun, pending: status?.pending ?? null });
+  }
   if (!opts.autoMigrate) {
     const left = pendingDiff(registry, opts.dir);
     if (left.ops.length > 0) {

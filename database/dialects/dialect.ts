@@ -1,6 +1,7 @@
 /** Everything that differs between SQLite, PostgreSQL and MariaDB/MySQL, behind one interface (DESIGN habit 7). */
 import knex, { type Knex } from 'knex';
 import type { BucketFormat, BucketZone, Granularity } from '../../core/query/group-vocabulary';
+import type { MigrationOp } from '../schema/types';
 
 /** A driver error, classified; records/db-errors.ts turns it into an AppError with field names. */
 export type DbFault =
@@ -168,6 +169,13 @@ export interface Dialect {
    * names a missing one. PostgreSQL and MySQL/MariaDB alter tables in place: the run as it is.
    */
   migrationRun<T>(db: Knex, run: (hooks: MigrationHooks) => Promise<T>): Promise<T>;
+  /**
+   * Present where each CREATE, ALTER and DROP commits as it runs (MariaDB/MySQL): a failed migration's
+   * transaction does not take back the steps before the failing one. Undoes those of `ops` (a generated
+   * migration's changes) the database shows done and that can be undone without losing data. Absent
+   * (SQLite, PostgreSQL): a failed migration's schema changes roll back with its transaction.
+   */
+  undoCommittedSteps?(db: Knex, ops: readonly MigrationOp[]): Promise<UndoneSteps>;
   /** Classifies a driver error, or null when it is none of ours to explain. */
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
@@ -200,6 +208,13 @@ export interface Dialect {
 export interface MigrationHooks {
   readonly beforeEach?: (trx: Knex, migrations: readonly unknown[]) => Promise<void>;
   readonly afterEach?: (trx: Knex, migrations: readonly unknown[]) => Promise<void>;
+}
+
+/** What `Dialect.undoCommittedSteps` did, as `describeOp` lines (`+ column widget.note`). */
+export interface UndoneSteps {
+  readonly undone: readonly string[];
+  /** Steps that may have run and were left as they are (a drop, a type change). */
+  readonly left: readonly string[];
 }
 
 /** `migrationRun` of the databases that alter a table in place: the run as it is, no hooks. */

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, SESSION_LOCK_WAIT_S, likePattern, lockRowsWith, migrateInPlace, onOwnConnection } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { mysqlDates } from './mysql-dates';
+import { mysqlUndoCommittedSteps } from './mysql-undo-migration';
 
 /** A mysql2 error, as far as we read it. `keyTable`/`keyColumns` are added by mysql-connect.ts for ER_DUP_ENTRY. */
 export interface MysqlError {
@@ -116,6 +117,7 @@ export const mysqlDialect: Dialect = {
   rawRows: (result) => (result as [Row[]])[0],
   name: 'mysql',
   migrationRun: migrateInPlace,
+  undoCommittedSteps: mysqlUndoCommittedSteps,
 
   async insertReturning(db, table, row, columns) {
     // MariaDB 10.5+ has INSERT … RETURNING, MySQL has not, and knex writes neither: read the row back by its id.
