@@ -2683,7 +2683,10 @@ export interface components {
             readonly createdById?: number | null;
             /** @description Id of the user who last changed the record. */
             readonly updatedById?: number | null;
-            /** @example name example */
+            /**
+             * @description no comma: lists of role names, such as --roles, are comma-separated
+             * @example editor
+             */
             name?: string;
             /** @example description example */
             description?: string | null;
@@ -2698,7 +2701,10 @@ export interface components {
         };
         /** @description Body of a create. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         RoleCreate: {
-            /** @example name example */
+            /**
+             * @description no comma: lists of role names, such as --roles, are comma-separated
+             * @example editor
+             */
             name: string;
             /** @example description example */
             description?: string | null;
@@ -2707,7 +2713,10 @@ export interface components {
         };
         /** @description Body of a full update (PUT): fields left out return to their default or null. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         RoleReplace: {
-            /** @example name example */
+            /**
+             * @description no comma: lists of role names, such as --roles, are comma-separated
+             * @example editor
+             */
             name: string;
             /** @example description example */
             description?: string | null;
@@ -2716,7 +2725,10 @@ export interface components {
         };
         /** @description Body of a partial update (PATCH): only the given fields change. Read-only fields (id, createdAt, …) are ignored; unknown fields are refused (422); private fields are written, never returned. */
         RoleUpdate: {
-            /** @example name example */
+            /**
+             * @description no comma: lists of role names, such as --roles, are comma-separated
+             * @example editor
+             */
             name?: string;
             /** @example description example */
             description?: string | null;
@@ -5584,7 +5596,7 @@ export interface operations {
                      *         "roleId": 1,
                      *         "role": {
                      *           "id": 1,
-                     *           "name": "name example",
+                     *           "name": "editor",
                      *           "description": "description example",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -5832,7 +5844,7 @@ export interface operations {
                      *           "roleId": 1,
                      *           "role": {
                      *             "id": 1,
-                     *             "name": "name example",
+                     *             "name": "editor",
                      *             "description": "description example",
                      *             "createdAt": "2026-01-15T09:30:00.000Z",
                      *             "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -6080,7 +6092,7 @@ export interface operations {
                      *         "roleId": 1,
                      *         "role": {
                      *           "id": 1,
-                     *           "name": "name example",
+                     *           "name": "editor",
                      *           "description": "description example",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -6193,7 +6205,7 @@ export interface operations {
                      *         "roleId": 1,
                      *         "role": {
                      *           "id": 1,
-                     *           "name": "name example",
+                     *           "name": "editor",
                      *           "description": "description example",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -6943,7 +6955,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "name example",
+                 *       "name": "editor",
                  *       "description": "description example",
                  *       "permissions": [
                  *         1
@@ -6967,7 +6979,7 @@ export interface operations {
                      *       "error": "",
                      *       "data": {
                      *         "id": 1,
-                     *         "name": "name example",
+                     *         "name": "editor",
                      *         "description": "description example",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -7020,7 +7032,7 @@ export interface operations {
                 /**
                  * @example [
                  *       {
-                 *         "name": "name example",
+                 *         "name": "editor",
                  *         "description": "description example",
                  *         "permissions": [
                  *           1
@@ -7162,7 +7174,7 @@ export interface operations {
                      *         "message": "role 1 successfully recovered",
                      *         "data": {
                      *           "id": 1,
-                     *           "name": "name example",
+                     *           "name": "editor",
                      *           "description": "description example",
                      *           "createdAt": "2026-01-15T09:30:00.000Z",
                      *           "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -7233,7 +7245,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 1,
-                     *       "name": "name example",
+                     *       "name": "editor",
                      *       "description": "description example",
                      *       "createdAt": "2026-01-15T09:30:00.000Z",
                      *       "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -7286,7 +7298,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "name example",
+                 *       "name": "editor",
                  *       "description": "description example",
                  *       "permissions": [
                  *         1
@@ -7344,7 +7356,7 @@ export interface operations {
                      *       "error": "",
                      *       "data": {
                      *         "id": 1,
-                     *         "name": "name example",
+                     *         "name": "editor",
                      *         "description": "description example",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
@@ -7391,7 +7403,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "name example"
+                 *       "name": "editor"
                  *     }
                  */
                 "application/json": components["schemas"]["RoleUpdate"];
@@ -7412,7 +7424,7 @@ export interface operations {
                      *       "error": "",
                      *       "data": {
                      *         "id": 1,
-                     *         "name": "name example",
+                     *         "name": "editor",
                      *         "description": "description example",
                      *         "createdAt": "2026-01-15T09:30:00.000Z",
                      *         "updatedAt": "2026-01-15T09:30:00.000Z",
