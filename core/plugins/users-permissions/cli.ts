@@ -6,9 +6,13 @@
  */
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
+import { UsageError } from '../../errors/usage-error';
 import { announce, deleteAnnounced, withFolds } from '../../plugin-api';
+import type { Registry } from '../../registry/types';
+import { checkAccountFields, describeFields, userLengths } from './account-fields';
 import { checkRuleInput } from './access-rules';
-import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
+import { FieldCheck } from './input';
+import { textFieldProblems } from './model-rules';
 import { passwordProblems } from './passwords';
 import type { Runtime } from './runtime';
 import { AUTHENTICATED, seed } from './seed';
@@ -21,10 +25,21 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
+/** A field's option: fullName → --full-name. */
+const optionOf = (field: string): string => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** Refused input: one line naming each option and its rule, exit 2 (UsageError), before anything is written. */
+function refuse(what: string, fields: Readonly<Record<string, readonly string[]>>): never {
+  throw new UsageError(`invalid ${what}: ${describeFields(fields, optionOf)}`);
+}
+
 function checkPassword(p: string): void {
   const problems = passwordProblems(p);
-  if (problems.length) fail(`password ${problems.join(', ')}`);
+  if (problems.length) refuse('password', { password: problems });
 }
+
+/** Every action a permission may name, as the registry declares them (record actions, draft actions, write actions such as assignRoles). */
+const knownActions = (registry: Registry): string[] => [...new Set(registry.contentTypes.filter((m) => m.api).flatMap((m) => m.actions))];
 
 function describe(e: unknown): string {
   if (e instanceof AppError) return `${e.message}${e.details.fields ? ` ${JSON.stringify(e.details.fields)}` : ''}`;
@@ -48,16 +63,17 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     .option('--full-name <fullName>')
     .option('--roles <roles>', `comma-separated role names (none named: ${AUTHENTICATED}, the default role of new users)`)
     .action(async (o: { username: string; email: string; password: string; mobile?: string; fullName?: string; roles: string }) => {
-      const rt = await ready();
-      // The rules registration and user:import apply (an `@` in a username would shadow that e-mail at sign-in).
-      if (!USERNAME_PATTERN.test(o.username.trim())) fail('username must be 2 or more letters, digits, ".", "_" or "-"');
-      if (!EMAIL_PATTERN.test(o.email.trim())) fail('email is not a valid e-mail address');
-      checkPassword(o.password);
+      const rt = await runtime();
+      // Registration's checks and trimming with the user model's lengths (account-fields.ts; user:import's too):
+      // an `@` in a username would shadow that e-mail at sign-in, and what PostgreSQL's columns refuse is refused here.
+      const check = new FieldCheck();
+      const u = checkAccountFields(check, { username: o.username, email: o.email, password: o.password, fullName: o.fullName, mobile: o.mobile }, userLengths(rt.store.deps.registry)).fields ?? refuse('user', check.fields);
+      await seed(rt.store);
       // CONTRACT: authenticated is the default role of new users; `--roles ''` names none, as an empty roles cell of user:import
       const roles = list(o.roles).length > 0 ? list(o.roles) : [AUTHENTICATED];
       try {
-        const id = await rt.store.createUser({ username: o.username, email: o.email, mobile: o.mobile ?? null, fullName: o.fullName ?? null, passwordHash: await rt.passwords.hash(o.password), active: true, roles, emailVerified: true });
-        console.log(`created user ${id} (${o.username}) with roles ${roles.join(', ')}`);
+        const id = await rt.store.createUser({ username: u.username, email: u.email, fullName: u.fullName, mobile: u.mobile, passwordHash: await rt.passwords.hash(u.password), active: true, roles, emailVerified: true });
+        console.log(`created user ${id} (${u.username}) with roles ${roles.join(', ')}`);
       } catch (e) {
         fail(describe(e));
       }
@@ -95,18 +111,24 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     .requiredOption('--name <name>')
     .option('--description <text>', '', '')
     .action(async (o: { name: string; description: string }) => {
-      const rt = await ready();
+      const rt = await runtime();
+      // The role model's rules (role.yaml through the registry, as /api/role checks them): required, at most 64
+      // characters, no comma (--roles lists are comma-separated).
+      const name = o.name.trim();
+      const problems = textFieldProblems(rt.store.roleModel, 'name', name);
+      if (problems.length) refuse('role', { name: problems });
+      await seed(rt.store);
       const now = nowIso();
       try {
         await rt.store.db.transaction(async (trx) => {
-          const id = insertedId(await trx(rt.store.roles).insert(withFolds(rt.store.roleModel, { created_at: now, updated_at: now, name: o.name.trim(), description: o.description })).returning('id'));
+          const id = insertedId(await trx(rt.store.roles).insert(withFolds(rt.store.roleModel, { created_at: now, updated_at: now, name, description: o.description })).returning('id'));
           await announce(rt.store.deps.events, trx, 'record.create', rt.store.roleModel.name, [id]);
         });
       } catch (e) {
         fail(describe(rt.store.asConflict(e)));
       }
       rt.store.deps.events?.committed();
-      console.log(`created role ${o.name.trim()}`);
+      console.log(`created role ${name}`);
     });
 
   const grant = (revoke: boolean) => async (o: { role: string; permission: string; where?: string; fields?: string; description?: string }) => {
@@ -137,7 +159,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       console.log(`${o.role}: ${o.permission} granted${where !== null ? ` where ${JSON.stringify(where)}` : ''}${fields ? ` on fields ${fields.join(', ')}` : ''} (access rule ${id})`);
       return;
     }
-    const perm = ((await rt.store.db(rt.store.permissions).where('action', o.permission).first('id')) as { id: number } | undefined) ?? fail(`no permission ${o.permission} (form: <model>.<find|findOne|create|update|delete|recover>)`);
+    const perm = ((await rt.store.db(rt.store.permissions).where('action', o.permission).first('id')) as { id: number } | undefined) ?? fail(`no permission ${o.permission} (form: <model>.<${knownActions(rt.store.deps.registry).join('|')}>)`);
     const { table, ownerColumn, targetColumn } = rt.store.rolePermissions;
     const link = { [ownerColumn]: role, [targetColumn]: Number(perm.id) };
     const held = await rt.store.db(table).where(link).first();

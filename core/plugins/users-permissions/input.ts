@@ -5,6 +5,8 @@ export type Body = Record<string, unknown>;
 
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{2,255}$/;
+/** A phone number as registration accepts it: digits, with spaces, dots, dashes and parentheses, an optional leading `+`. */
+export const MOBILE_PATTERN = /^\+?[0-9][0-9\s().-]{5,}$/;
 
 export function bodyOf(raw: unknown): Body {
   if (raw === undefined || raw === null) return {};
@@ -35,20 +37,20 @@ export class FieldCheck {
     return v;
   }
 
-  email(body: Body, field: string, required = false): string | undefined {
-    const v = this.string(body, field, { required, max: 255 });
+  email(body: Body, field: string, required = false, max = 255): string | undefined {
+    const v = this.string(body, field, { required, max });
     if (v !== undefined && !EMAIL_PATTERN.test(v.trim())) this.fail(field, 'must be an e-mail address');
     return v?.trim();
   }
 
-  mobile(body: Body, field: string, required = false): string | undefined {
-    const v = this.string(body, field, { required, max: 32 });
-    if (v !== undefined && !/^\+?[0-9][0-9\s().-]{5,}$/.test(v.trim())) this.fail(field, 'must be a phone number');
+  mobile(body: Body, field: string, required = false, max = 32): string | undefined {
+    const v = this.string(body, field, { required, max });
+    if (v !== undefined && !MOBILE_PATTERN.test(v.trim())) this.fail(field, 'must be a phone number');
     return v?.trim();
   }
 
-  username(body: Body, field: string, required = false): string | undefined {
-    const v = this.string(body, field, { required, max: 255 });
+  username(body: Body, field: string, required = false, max = 255): string | undefined {
+    const v = this.string(body, field, { required, max });
     if (v !== undefined && !USERNAME_PATTERN.test(v.trim())) this.fail(field, 'must be 2 or more letters, digits, ".", "_" or "-"');
     return v?.trim();
   }

@@ -6,6 +6,7 @@ import { BadRequestError, ConflictError, ForbiddenError, ServiceUnavailableError
 import { type Actor, type EventActor, eventActor } from '../../plugin-api';
 import type { BatchState, CodeRow, Codes, Purpose } from './codes';
 import type { Delivery } from './delivery';
+import { type AccountFields, checkAccountFields, userLengths } from './account-fields';
 import { type Body, bodyOf, FieldCheck } from './input';
 import { type Passwords, passwordProblems } from './passwords';
 import type { Bucket, RateLimiter } from './rate-limit';
@@ -150,13 +151,8 @@ export class IdentityService {
     if (!this.iam.allowPublicRegistration) throw new ForbiddenError('public registration is disabled');
     const body = bodyOf(raw);
     const check = new FieldCheck();
-    const email = check.email(body, 'email', true);
+    const { fields, email } = checkAccountFields(check, body, userLengths(this.d.store.deps.registry));
     if (email) await this.d.limiter.checkAccount('register', normalize(email));
-    const username = check.username(body, 'username', true);
-    const password = check.string(body, 'password', { required: true });
-    this.checkPassword(check, 'password', password);
-    const fullName = check.string(body, 'fullName', { max: 255 });
-    const mobile = check.mobile(body, 'mobile');
     const asked = (check.stringArray(body, 'roles') ?? [AUTHENTICATED]).map(normalize);
     check.done('invalid registration');
     const allowed = new Set(this.iam.publicRegistrationRoles.map(normalize));
@@ -167,7 +163,8 @@ export class IdentityService {
     const known = await this.d.store.roleIds(roles);
     const unknown = roles.filter((r) => !known.has(r));
     if (unknown.length) throw new ValidationError('invalid registration', { roles: [`unknown role ${unknown.join(', ')}`] });
-    const id = await this.d.store.createUser({ fullName: fullName ?? null, username: username as string, email: email as string, mobile: mobile ?? null, passwordHash: await this.d.passwords.hash(password as string), active: true, roles });
+    const account = fields as AccountFields; // check.done() above threw unless every account field passed
+    const id = await this.d.store.createUser({ fullName: account.fullName, username: account.username, email: account.email, mobile: account.mobile, passwordHash: await this.d.passwords.hash(account.password), active: true, roles });
     return this.userView((await this.d.store.userById(id)) as UserRow);
   }
 

@@ -12,8 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Presets, SingleBar } from 'cli-progress';
-import { EMAIL_PATTERN, USERNAME_PATTERN } from './input';
-import { passwordProblems } from './passwords';
+import { checkAccountFields, describeFields, type UserLengths, userLengths } from './account-fields';
+import { FieldCheck } from './input';
 import type { Runtime } from './runtime';
 import { AUTHENTICATED } from './seed';
 import { normalize, normalizeMobile } from './util';
@@ -117,45 +117,35 @@ function readRows(file: string): SourceRow[] {
 
 const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The user model's maxLength per field: checked here, so both databases refuse the same rows (SQLite would store them). */
-function lengthLimits(rt: Runtime): Map<string, number> {
-  const limits = new Map<string, number>();
-  for (const a of rt.store.deps.registry.get('user')?.attributes ?? []) if (a.kind === 'scalar' && a.maxLength !== undefined) limits.set(a.name, a.maxLength);
-  return limits;
-}
-
-/** Format, lengths, duplicates inside the file: the problems of one row that need no database. */
-function checkRow(r: SourceRow, seen: Set<string>, limits: ReadonlyMap<string, number>): { candidate: Candidate | null; problems: string[] } {
+/**
+ * Format, lengths, duplicates inside the file: the problems of one row that need no database. The fields are
+ * checked as registration and user:create check them (account-fields.ts), so the import stores nothing they refuse.
+ */
+function checkRow(r: SourceRow, seen: Set<string>, lengths: UserLengths): { candidate: Candidate | null; problems: string[] } {
   const str = (k: string): string => {
     const v = r.data[k];
     return typeof v === 'string' ? v.trim() : v === undefined || v === null ? '' : String(v);
   };
-  const username = str('username');
-  const email = str('email');
-  const password = typeof r.data.password === 'string' ? r.data.password : '';
   const roles = Array.isArray(r.data.roles) ? (r.data.roles as unknown[]).map(String) : list(str('roles'));
-  const problems: string[] = [];
-  if (!USERNAME_PATTERN.test(username)) problems.push('username is missing or invalid');
-  if (!EMAIL_PATTERN.test(email)) problems.push('email is missing or invalid');
-  problems.push(...passwordProblems(password).map((p) => `password ${p}`));
-  for (const field of ['username', 'email', 'fullName', 'mobile']) {
-    const max = limits.get(field);
-    if (max !== undefined && [...str(field)].length > max) problems.push(`${field} is longer than ${max} characters`);
-  }
-  const mobile = str('mobile');
+  const check = new FieldCheck();
+  const { fields } = checkAccountFields(check, r.data, lengths);
+  const problems = Object.keys(check.fields).length ? [describeFields(check.fields)] : [];
+  const username = fields?.username ?? str('username');
+  const email = fields?.email ?? str('email');
+  const mobile = fields?.mobile ?? str('mobile');
   for (const [what, key] of [['username', `u:${normalize(username)}`], ['email', `e:${normalize(email)}`], ['mobile', `m:${normalizeMobile(mobile)}`]] as const) {
     if (key.length > 2 && seen.has(key)) problems.push(`${what} appears twice in the file`);
     seen.add(key);
   }
-  const candidate = { at: r.at, username, email, password, fullName: str('fullName') || null, mobile: mobile || null, roles: roles.length ? roles : [AUTHENTICATED] };
+  const candidate = fields && { at: r.at, ...fields, roles: roles.length ? roles : [AUTHENTICATED] };
   return { candidate: problems.length ? null : candidate, problems };
 }
 
 export async function importUsers(rt: Runtime, file: string, opts: { progress: boolean; skipExisting: boolean }): Promise<ImportResult> {
   const source = readRows(file);
   const seen = new Set<string>();
-  const limits = lengthLimits(rt);
-  const checked = source.map((r) => ({ r, ...checkRow(r, seen, limits) }));
+  const lengths = userLengths(rt.store.deps.registry);
+  const checked = source.map((r) => ({ r, ...checkRow(r, seen, lengths) }));
   const knownRoles = await rt.store.roleIds([...new Set(checked.flatMap((c) => c.candidate?.roles ?? []))]);
   const reports = new Map<string, RowReport>();
   const toCreate: Candidate[] = [];

@@ -1,5 +1,6 @@
 /** Small pure helpers shared by the identity plugin. */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { MOBILE_PATTERN } from './input';
 
 export { insertedId } from '../../plugin-api';
 
@@ -37,6 +38,6 @@ export const SOURCES: readonly Source[] = ['email', 'mobile'];
 /** CONTRACT: `type` is inferred from the identifier when absent. */
 export function inferType(identifier: string): IdentifierType {
   if (identifier.includes('@')) return 'email';
-  if (/^\+?[0-9][0-9\s().-]{5,}$/.test(identifier.trim())) return 'mobile';
+  if (MOBILE_PATTERN.test(identifier.trim())) return 'mobile';
   return 'username';
 }
