@@ -3,17 +3,14 @@
  * what every check read a NULL flag as (off): NULL becomes false, true and false stay, on every database.
  */
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { loadConfig } from '../../config';
 import { connect } from '../../database/connect';
-import { migrateLatest } from '../../database/migrate';
 import { DIALECTS } from '../helpers/dialects';
 import { ROOT } from '../helpers/test-app';
+import { shippedMigrationsAround } from '../helpers/shipped-migrations';
 import { createTestDatabase } from '../helpers/test-db';
 
-const SHIPPED = join(ROOT, 'database', 'migrations');
 const MIGRATION = /_user-flags-not-null\.js$/;
 const FLAGS = ['active', 'force_password_change', 'email_verified', 'mobile_verified'] as const;
 
@@ -22,15 +19,10 @@ for (const dialect of DIALECTS) {
     it('NULL flags are stored as false; true and false stay', async function () {
       this.timeout(60_000);
       const database = await createTestDatabase(dialect);
-      const dir = join(database.dir, 'migrations');
-      mkdirSync(dir, { recursive: true });
-      const files = readdirSync(SHIPPED).filter((f) => f.endsWith('.js')).sort();
-      const at = files.findIndex((f) => MIGRATION.test(f));
-      expect(at, 'the shipped user-flags-not-null migration').to.be.greaterThan(0);
+      const shipped = shippedMigrationsAround(database.dir, MIGRATION);
       const db: Knex = connect(loadConfig({ ...database.env, IAM_JWT_SECRET: 'x'.repeat(32), NODE_ENV: 'test' }, ROOT).database).db;
       try {
-        for (const f of files.slice(0, at)) copyFileSync(join(SHIPPED, f), join(dir, f));
-        await migrateLatest(db, dir);
+        await shipped.before(db);
         const now = new Date().toISOString();
         // user n: each flag NULL, true or false by turns, so every column sees all three values
         const values = [null, true, false];
@@ -43,8 +35,7 @@ for (const dialect of DIALECTS) {
             ...Object.fromEntries(FLAGS.map((f, k) => [f, values[(n + k) % 3]])),
           })),
         );
-        for (const f of files.slice(at)) copyFileSync(join(SHIPPED, f), join(dir, f));
-        expect(await migrateLatest(db, dir)).to.include(files[at]);
+        await shipped.rest(db);
         const rows = (await db('users').select('username', ...FLAGS).orderBy('id')) as Record<string, unknown>[];
         expect(rows).to.have.length(6);
         rows.forEach((r, n) => {

@@ -4,18 +4,15 @@
  * here), with the service's own fold, on every database.
  */
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Knex } from 'knex';
 import { loadConfig } from '../../config';
 import { connect } from '../../database/connect';
-import { migrateLatest } from '../../database/migrate';
 import { foldText } from '../../core/registry/fold';
 import { DIALECTS } from '../helpers/dialects';
 import { ROOT } from '../helpers/test-app';
+import { shippedMigrationsAround } from '../helpers/shipped-migrations';
 import { createTestDatabase } from '../helpers/test-db';
 
-const SHIPPED = join(ROOT, 'database', 'migrations');
 const MIGRATION = /_webhook-delivery-folds\.js$/;
 /** More rows than the migration's batch (300). */
 const ROWS = 650;
@@ -25,15 +22,10 @@ for (const dialect of DIALECTS) {
     it('rows with stale status / last_error folds get the fold of their values; NULL stays NULL', async function () {
       this.timeout(60_000);
       const database = await createTestDatabase(dialect);
-      const dir = join(database.dir, 'migrations');
-      mkdirSync(dir, { recursive: true });
-      const files = readdirSync(SHIPPED).filter((f) => f.endsWith('.js')).sort();
-      const at = files.findIndex((f) => MIGRATION.test(f));
-      expect(at, 'the shipped webhook-delivery-folds migration').to.be.greaterThan(0);
+      const shipped = shippedMigrationsAround(database.dir, MIGRATION);
       const db: Knex = connect(loadConfig({ ...database.env, IAM_JWT_SECRET: 'x'.repeat(32), NODE_ENV: 'test' }, ROOT).database).db;
       try {
-        for (const f of files.slice(0, at)) copyFileSync(join(SHIPPED, f), join(dir, f));
-        await migrateLatest(db, dir);
+        await shipped.before(db);
         const now = new Date().toISOString();
         const errors = ['Receiver answered 500', 'ZEIT ÜBERSCHRITTEN', null];
         for (let i = 0; i < ROWS; i += 100) {
@@ -54,8 +46,7 @@ for (const dialect of DIALECTS) {
           });
           await db('webhook_deliveries').insert(rows);
         }
-        for (const f of files.slice(at)) copyFileSync(join(SHIPPED, f), join(dir, f));
-        expect(await migrateLatest(db, dir)).to.include(files[at]);
+        await shipped.rest(db);
         const rows = (await db('webhook_deliveries').select('status', 'status__fold', 'last_error', 'last_error__fold').orderBy('id')) as Record<string, string | null>[];
         expect(rows).to.have.length(ROWS);
         for (const r of rows) {
