@@ -14,6 +14,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import { ServiceBusyError } from '../errors/errors';
+import { answerGone } from './caller-gate';
 import type { RequestState } from './state';
 
 /** Answers of at most this many bytes are sent whatever the total held. */
@@ -36,6 +37,8 @@ export class AnswerBuffer {
    * connection is gone (`close`); throws ServiceBusyError when they do not fit.
    */
   hold(res: ServerResponse, bytes: number): void {
+    // A client already gone: its answer is never sent, and its `close` has passed.
+    if (answerGone(res)) return;
     if (bytes > ALWAYS_SENT_BYTES && this.held > 0 && this.held + bytes > this.maxBytes) throw ServiceBusyError.answersHeld(this.maxBytes);
     this.held += bytes;
     let released = false;

@@ -12,6 +12,7 @@
  * its bound, not that bound times the length of the line), and so does a request that finds the line
  * full within OUTAGE_MS of it.
  */
+import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Dialect } from '../../database/dialects/dialect';
 import { RateLimitedError, ServiceUnavailableError } from '../errors/errors';
@@ -137,6 +138,11 @@ export function outageOf(dialect: Pick<Dialect, 'classifyError'>): (e: unknown) 
   return (e) => e instanceof ServiceUnavailableError || dialect.classifyError(e)?.kind === 'unavailable';
 }
 
+/** The client is gone (or the answer already went): its `close` may have passed before anyone listened. */
+export function answerGone(res: ServerResponse): boolean {
+  return res.writableFinished || res.destroyed || !res.socket || res.socket.destroyed;
+}
+
 /**
  * The gate as middleware, after authentication: the caller is known by then. `isOutage` tells a failure
  * for an unavailable database (the dialect's classification of a driver error, or the 503 made of one).
@@ -146,11 +152,11 @@ export function callerGate(limits: CallerGateLimits, isOutage: (e: unknown) => b
   return async (ctx, next) => {
     const actor = ctx.state.actor;
     const caller = actor ? (actor.apiToken ? `api-token:${actor.apiToken.id}` : `user:${actor.id}`) : `address:${ctx.state.clientIp}`;
-    await gate.acquire(caller);
     // The turn lasts until the request's work is done and its answer has been taken by the client (or its
     // connection is gone): an answer the client does not read stays in this process, so a caller holds at
     // most CALLER_CONCURRENCY of them (HTTP_SEND_TIMEOUT ends the wait). A client that goes away early
-    // does not end the turn while the work goes on.
+    // does not end the turn while the work goes on. The answer is watched from before the wait for a turn:
+    // a client gone while its request waited in line has already closed its answer.
     let pending = 2;
     let outage = false;
     const end = (): void => {
@@ -164,8 +170,11 @@ export function callerGate(limits: CallerGateLimits, isOutage: (e: unknown) => b
     };
     ctx.res.once('finish', taken);
     ctx.res.once('close', taken);
+    if (answerGone(ctx.res)) taken();
+    await gate.acquire(caller);
     try {
-      await next();
+      // Nobody is left to answer: the turn is not spent on the work.
+      if (!answered) await next();
     } catch (e) {
       outage = isOutage(e);
       throw e;

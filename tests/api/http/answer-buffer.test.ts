@@ -125,6 +125,33 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`a client gone while its request waited for a turn gives the turn back [${dialect}]`, () => {
+    let app: TestApp;
+    before(async function () {
+      this.timeout(60_000);
+      app = await startTestApp(dialect, { env: { CALLER_CONCURRENCY: '1', CALLER_QUEUE: '2', HTTP_SEND_TIMEOUT: '0' } });
+      await seed(app);
+    });
+    after(async () => app?.close());
+
+    it('the turn it was given is not kept (before: the caller was stuck for good once its turns leaked so)', async function () {
+      this.timeout(30_000);
+      const token = app.admin?.accessToken ?? '';
+      const held = unread(app, token);
+      expect(await held.status).to.equal('HTTP/1.1 200 OK');
+      // In line behind the held turn, then gone.
+      const waiting = unread(app, token, SMALL);
+      await new Promise((r) => setTimeout(r, 300));
+      waiting.socket.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      held.socket.destroy();
+      const started = Date.now();
+      const next = await app.http.get(SMALL);
+      expect(next.status, next.text).to.equal(200);
+      expect(Date.now() - started).to.be.lessThan(3000);
+    });
+  });
+
   describe(`answers a client has not taken: ANSWER_BUFFER_MAX_BYTES [${dialect}]`, () => {
     let app: TestApp;
     let readers: TestUser[];
@@ -152,6 +179,11 @@ for (const dialect of DIALECTS) {
 
     it('unread read answers up to the bound are sent; one past it answers 503 naming the setting; small reads and writes still go', async function () {
       this.timeout(30_000);
+      // A client that leaves before its answer is made holds none of it (its `close` came first).
+      const left = unread(app, readers[0].accessToken);
+      await new Promise((r) => setTimeout(r, 30));
+      left.socket.destroy();
+      await new Promise((r) => setTimeout(r, 1500));
       // Two callers, one unread answer each: exactly the bound.
       for (const u of readers) {
         const held = unread(app, u.accessToken);
