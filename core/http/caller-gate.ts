@@ -138,9 +138,13 @@ export function outageOf(dialect: Pick<Dialect, 'classifyError'>): (e: unknown) 
   return (e) => e instanceof ServiceUnavailableError || dialect.classifyError(e)?.kind === 'unavailable';
 }
 
-/** The client is gone (or the answer already went): its `close` may have passed before anyone listened. */
+/**
+ * The client is gone (or the answer already went): its `close` may have passed before anyone listened.
+ * The request's socket, not the answer's: a pipelined request's answer has no socket until the one
+ * before it is sent.
+ */
 export function answerGone(res: ServerResponse): boolean {
-  return res.writableFinished || res.destroyed || !res.socket || res.socket.destroyed;
+  return res.writableFinished || res.destroyed || res.req.socket.destroyed;
 }
 
 /**

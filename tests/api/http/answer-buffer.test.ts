@@ -152,6 +152,30 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`pipelined requests through the caller gate [${dialect}]`, () => {
+    let app: TestApp;
+    before(async () => {
+      app = await startTestApp(dialect);
+    });
+    after(async () => app?.close());
+
+    it('two requests sent at once on one connection are both answered in full (the second has no socket of its own yet)', async () => {
+      const url = new URL(app.url);
+      const token = app.admin?.accessToken ?? '';
+      const request = (close: boolean): string => `GET ${SMALL} HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\n${close ? 'Connection: close\r\n' : ''}\r\n`;
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: url.hostname, port: Number(url.port) });
+        let got = '';
+        socket.on('data', (c: Buffer) => (got += c.toString('utf8')));
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+        socket.write(request(false) + request(true));
+      });
+      expect(text.match(/HTTP\/1\.1 200 OK/g) ?? [], text.slice(0, 400)).to.have.length(2);
+      expect(text.match(/"records":\[/g) ?? []).to.have.length(2);
+    });
+  });
+
   describe(`answers a client has not taken: ANSWER_BUFFER_MAX_BYTES [${dialect}]`, () => {
     let app: TestApp;
     let readers: TestUser[];
