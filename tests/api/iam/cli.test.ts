@@ -1,27 +1,17 @@
 /** The identity plugin's admin CLI commands, run as a separate process against each database. */
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCli } from '../../helpers/admin-cli';
 import { DIALECTS } from '../../helpers/dialects';
 import { MailSink, otpIn } from '../../helpers/sinks';
-import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
+import { startTestApp, type TestApp } from '../../helpers/test-app';
 
 for (const dialect of DIALECTS) {
   describe(`identity: admin CLI [${dialect}]`, () => {
     let app: TestApp;
     let mail: MailSink;
-    // Spawned asynchronously: a synchronous spawn would freeze this process, the app's server with it,
-    // past its keep-alive timeout, and the next request on a pooled socket would meet ECONNRESET.
-    const cliWith = (env: Record<string, string>, ...args: string[]) => new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env, ...env }, timeout: 30_000 });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
-      child.stderr.setEncoding('utf8').on('data', (d: string) => { err += d; });
-      child.on('error', reject);
-      child.on('close', (code, signal) => resolve({ code, signal, out, err }));
-    });
+    const cliWith = (env: Record<string, string>, ...args: string[]) => runCli(app, args, env);
     const cli = (...args: string[]) => cliWith({}, ...args);
 
     before(async () => {
