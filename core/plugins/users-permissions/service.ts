@@ -331,17 +331,24 @@ export class IdentityService {
    * stays. The account activates once nothing is pending.
    */
   private async verified(user: UserRow, channel: Source): Promise<{ active: boolean }> {
-    const pending = (user.pendingVerification ?? '').split(',').filter((s) => s !== '' && s !== channel);
-    const changes: Record<string, unknown> = { [channel === 'email' ? 'email_verified' : 'mobile_verified']: true, pending_verification: pending.length ? pending.join(',') : null };
     // The first proof of an address on an account nothing was proven of: sessions opened before it were
     // opened by whoever registered it (public registration checks no address), so they end. The password
     // stays: it may be the owner's own, and an owner's password is never erased (issue 13 item 14);
     // someone who finds an account they did not register under their address resets it by forgot-password.
     if (!user.emailVerified && !user.mobileVerified) await this.d.sessions.revokeAll(user.id, 'first-verified-proof', self(user.id));
-    const active = user.pendingVerification !== null ? pending.length === 0 : user.active;
-    if (user.pendingVerification !== null && pending.length === 0) changes.active = true;
-    await this.d.store.updateUser(user.id, changes, self(user.id));
-    return { active };
+    // From the account as it is in the write's transaction: a proof of the other address confirmed at
+    // the same moment is not lost.
+    const active = await this.d.store.updateUserFrom(
+      user.id,
+      (now) => {
+        const pending = (now.pendingVerification ?? '').split(',').filter((s) => s !== '' && s !== channel);
+        const changes: Record<string, unknown> = { [channel === 'email' ? 'email_verified' : 'mobile_verified']: true, pending_verification: pending.length ? pending.join(',') : null };
+        if (now.pendingVerification !== null && pending.length === 0) changes.active = true;
+        return { changes, result: now.pendingVerification !== null ? pending.length === 0 : now.active };
+      },
+      self(user.id),
+    );
+    return { active: active ?? false };
   }
 
   /**

@@ -207,11 +207,36 @@ export class IdentityStore {
    */
   async updateUser(id: number, changes: Record<string, unknown>, actor: EventActor | null = null): Promise<void> {
     const events = this.deps.events;
-    await this.db.transaction(async (trx) => {
-      await trx(this.users).where('id', id).update(withFolds(this.userModel, { ...changes, updated_at: nowIso() }));
-      if (events) await events.append(trx, [{ type: 'record.update', model: 'user', recordId: id, actor, record: await events.recordOf(trx, 'user', id) }]);
-    });
+    await this.db.transaction((trx) => this.writeUser(trx, id, changes, actor));
     events?.committed();
+  }
+
+  /**
+   * As updateUser, with the changes computed by `change` from the account as it is in the write's
+   * transaction (locked where the database has row locks): two flows changing the same account at once
+   * (two confirmations of one registration) each see the other's committed change, none is lost.
+   * Undefined: no such account.
+   */
+  async updateUserFrom<T>(id: number, change: (u: UserRow) => { readonly changes: Record<string, unknown>; readonly result: T }, actor: EventActor | null = null): Promise<T | undefined> {
+    const { dialect, events } = this.deps;
+    const out = await this.db.transaction(async (trx) => {
+      const q = trx(this.users).where('id', id);
+      if (dialect.rowLocks) q.forUpdate();
+      const r = (await q.first()) as Record<string, unknown> | undefined;
+      if (!r) return undefined;
+      const { changes, result } = change(this.toUser(r));
+      await this.writeUser(trx, id, changes, actor);
+      return { result };
+    });
+    if (!out) return undefined;
+    events?.committed();
+    return out.result;
+  }
+
+  private async writeUser(trx: Knex.Transaction, id: number, changes: Record<string, unknown>, actor: EventActor | null): Promise<void> {
+    const events = this.deps.events;
+    await trx(this.users).where('id', id).update(withFolds(this.userModel, { ...changes, updated_at: nowIso() }));
+    if (events) await events.append(trx, [{ type: 'record.update', model: 'user', recordId: id, actor, record: await events.recordOf(trx, 'user', id) }]);
   }
 
   /**

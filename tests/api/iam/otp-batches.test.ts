@@ -92,6 +92,19 @@ for (const dialect of DIALECTS) {
     };
 
     describe('sign-in with two sources', () => {
+      it('both codes confirmed at the same moment: one of the two answers carries the tokens', async () => {
+        const u = await account(both);
+        for (let round = 0; round < 4; round += 1) {
+          const codes = await signInCodes(both, u);
+          const answers = await Promise.all([
+            both.anon.post('/api/iam/otp/login/confirm', { type: 'email', identifier: u.email, otp: codes.email }),
+            both.anon.post('/api/iam/otp/login/confirm', { type: 'mobile', identifier: u.mobile, otp: codes.mobile }),
+          ]);
+          for (const a of answers) expect(a.status, a.text).to.equal(200);
+          expect(answers.filter((a) => typeof a.body.accessToken === 'string'), 'answers with tokens').to.have.length.within(1, 2);
+        }
+      });
+
       it('a mobile code killed by 5 wrong tries fails the batch: the e-mail code alone gets 401 as a wrong code, no tokens; a new initiate starts over', async () => {
         const u = await account(both);
         const codes = await signInCodes(both, u);
@@ -167,6 +180,25 @@ for (const dialect of DIALECTS) {
         const again = await register(both, u, ['mobile']);
         expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'mobile', identifier: u.mobile, otp: again.mobile })).body).to.include({ active: false });
         expect((await both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: again.email })).body).to.include({ active: true });
+      });
+
+      it('both codes confirmed at the same moment: neither proof is lost, the account is active', async () => {
+        for (let round = 0; round < 4; round += 1) {
+          const u = who();
+          const codes = await register(both, u, ['mobile']);
+          const answers = await Promise.all([
+            both.anon.post('/api/iam/otp/register/confirm', { type: 'email', identifier: u.email, otp: codes.email }),
+            both.anon.post('/api/iam/otp/register/confirm', { type: 'mobile', identifier: u.mobile, otp: codes.mobile }),
+          ]);
+          for (const a of answers) expect(a.status, a.text).to.equal(200);
+          // the one that committed last saw the other's proof: it answers active
+          expect(answers.map((a) => a.body.active)).to.include(true);
+          const row = (await userRow(both, u.username)) as Record<string, unknown>;
+          expect(row.pending_verification, 'pending_verification').to.equal(null);
+          expect(Boolean(row.active), 'active').to.equal(true);
+          expect(Boolean(row.email_verified), 'email_verified').to.equal(true);
+          expect(Boolean(row.mobile_verified), 'mobile_verified').to.equal(true);
+        }
       });
 
       it('one whose registrant proved an address is not replaced while it can still finish; once its other code died, it is', async () => {
