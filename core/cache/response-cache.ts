@@ -23,8 +23,15 @@ import { MEDIA, WriteTracker, tableMap } from './write-tracker';
 
 export type { CachedAnswer } from './store';
 
-/** Raw query strings remembered with their key (ResponseCache.keyMemo). */
+/** Raw query strings remembered with their key (ResponseCache.keyMemo), at most. */
 export const KEY_MEMO_MAX = 4096;
+/**
+ * Bytes of the remembered strings (2 per character, whatever V8 uses), at most: without it one user's
+ * distinct long query strings (MAX_QUERY_STRING, 32 KiB each) could make it hold ~134 MB.
+ */
+export const KEY_MEMO_MAX_BYTES = 4 * 1024 * 1024;
+/** Raw query strings longer than this are not remembered (parsing them costs far more than the hash the memo saves). */
+export const KEY_MEMO_MAX_RAW = 2048;
 
 /** Who the answer is for, as the Authorizer sees it (`Authorizer.cacheScope`). */
 export interface CacheScope {
@@ -39,9 +46,11 @@ export class ResponseCache {
   /**
    * Raw query string (with model, endpoint, id, scope) → key: a repeated request skips the canonical
    * form and its hash (~25 µs). Sound because parsing is a pure function of the raw string. Bounded:
-   * cleared when it reaches KEY_MEMO_MAX.
+   * only raw strings up to KEY_MEMO_MAX_RAW characters; cleared when it would pass KEY_MEMO_MAX entries
+   * or KEY_MEMO_MAX_BYTES.
    */
   private readonly keyMemo = new Map<string, string>();
+  private keyMemoBytes = 0;
   /** Hits and misses since start (bench and tests read them). */
   readonly stats = { hits: 0, misses: 0 };
 
@@ -80,13 +89,19 @@ export class ResponseCache {
   /** `version`: what the read names outside its parsed query (issue 14: `status` and `locale`). */
   private keyOf(read: { readonly model: ContentType; readonly kind: ReadKind; readonly id: number | null; readonly version?: string; readonly query: ListQuery; readonly scope: CacheScope; readonly raw?: string }): string {
     const version = read.version ?? '';
-    if (read.raw === undefined) return readKey(read.model.name, read.kind, read.id, read.query, read.scope.key, version);
+    if (read.raw === undefined || read.raw.length > KEY_MEMO_MAX_RAW) return readKey(read.model.name, read.kind, read.id, read.query, read.scope.key, version);
     const memo = `${read.model.name}\n${read.kind}\n${read.id ?? ''}\n${read.scope.key}\n${version}\n${read.raw}`;
     let key = this.keyMemo.get(memo);
     if (key === undefined) {
       key = readKey(read.model.name, read.kind, read.id, read.query, read.scope.key, version);
-      if (this.keyMemo.size >= KEY_MEMO_MAX) this.keyMemo.clear();
+      const bytes = 2 * (memo.length + key.length);
+      if (bytes > KEY_MEMO_MAX_BYTES) return key;
+      if (this.keyMemo.size >= KEY_MEMO_MAX || this.keyMemoBytes + bytes > KEY_MEMO_MAX_BYTES) {
+        this.keyMemo.clear();
+        this.keyMemoBytes = 0;
+      }
       this.keyMemo.set(memo, key);
+      this.keyMemoBytes += bytes;
     }
     return key;
   }

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../../config';
 import { canonicalQuery } from '../../../core/cache/key';
-import { entryTtlMs } from '../../../core/cache/response-cache';
+import { entryTtlMs, KEY_MEMO_MAX, KEY_MEMO_MAX_BYTES, KEY_MEMO_MAX_RAW, ResponseCache } from '../../../core/cache/response-cache';
 import { ENTRY_OVERHEAD_BYTES, MemoryStore } from '../../../core/cache/memory-store';
 import { ALL } from '../../../core/cache/store';
 import { keysOfStatement, MEDIA, type TableMap, tableMap, WriteTracker } from '../../../core/cache/write-tracker';
@@ -171,5 +171,61 @@ describe('response cache: entry lifetime with presigned URLs', () => {
     expect(entryTtlMs(loadConfig({ ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b', S3_SIGNED_URL_TTL: '15m' }))).to.equal(450_000);
     expect(entryTtlMs(loadConfig({ ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b', S3_SIGNED_URL_TTL: '30m' }))).to.equal(600_000);
     expect(entryTtlMs(loadConfig({ ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b', S3_PUBLIC_URL: 'https://cdn.example.test' }))).to.equal(600_000);
+  });
+});
+
+describe('response cache: the raw query string → key memo is bounded by bytes', () => {
+  // One user sending many distinct long query strings (up to MAX_QUERY_STRING, 32 KiB each) must not make
+  // the memo hold KEY_MEMO_MAX of them (~134 MB): it holds at most KEY_MEMO_MAX_BYTES (2 bytes per character).
+  const root = findRootDir(__dirname);
+  const registry = loadRegistry([{ dir: join(root, 'tests', 'fixtures', 'cache-chain-models'), plugin: null }], root);
+  const setup = () => {
+    const db = knex({ client: 'sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    const store = new MemoryStore({ maxEntries: 10, maxBytes: 1 << 20, maxEntryBytes: 1000, ttlMs: 60_000 });
+    const cache = new ResponseCache(store, new WriteTracker(db, tableMap(registry), async () => undefined, () => undefined), registry);
+    const memo = (cache as unknown as { keyMemo: Map<string, string> }).keyMemo;
+    const memoBytes = (): number => [...memo].reduce((n, [k, v]) => n + 2 * (k.length + v.length), 0);
+    const query = parsed('limit=5');
+    const read = (raw: string) => cache.answer({ model: registry.get('campus')!, kind: 'find', id: null, query, reads: [], scope: { key: '', models: [] }, raw }, async () => ({ etag: '"e"', body: Buffer.from('[]') }));
+    return { db, cache, memo, memoBytes, read };
+  };
+
+  it('a raw query string of KEY_MEMO_MAX_RAW characters is remembered, one longer is not', async () => {
+    const { db, cache, memo, read } = setup();
+    await read('x'.repeat(KEY_MEMO_MAX_RAW));
+    expect(memo.size).to.equal(1);
+    await read('y'.repeat(KEY_MEMO_MAX_RAW + 1));
+    expect(memo.size).to.equal(1);
+    // not remembered, still the same key: the second read of it is a hit
+    const hits = cache.stats.hits;
+    await read('y'.repeat(KEY_MEMO_MAX_RAW + 1));
+    expect(cache.stats.hits).to.equal(hits + 1);
+    await cache.close();
+    await db.destroy();
+  });
+
+  it('many distinct long query strings: the memo never holds more than KEY_MEMO_MAX_BYTES', async () => {
+    const { db, cache, memo, memoBytes, read } = setup();
+    let most = 0;
+    for (let i = 0; i < KEY_MEMO_MAX + 10; i++) {
+      await read(`${i}&`.padEnd(KEY_MEMO_MAX_RAW, 'q'));
+      if (i % 64 === 0) most = Math.max(most, memoBytes());
+    }
+    most = Math.max(most, memoBytes());
+    expect(most).to.be.greaterThan(KEY_MEMO_MAX_BYTES / 2);
+    expect(most).to.be.at.most(KEY_MEMO_MAX_BYTES);
+    expect(memo.size).to.be.greaterThan(0);
+    await cache.close();
+    await db.destroy();
+  });
+
+  it('short query strings: still up to KEY_MEMO_MAX of them', async () => {
+    const { db, cache, memo, read } = setup();
+    for (let i = 0; i < KEY_MEMO_MAX; i++) await read(`limit=${i}`);
+    expect(memo.size).to.equal(KEY_MEMO_MAX);
+    await read('limit=-1');
+    expect(memo.size).to.equal(1);
+    await cache.close();
+    await db.destroy();
   });
 });
