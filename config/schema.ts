@@ -257,7 +257,7 @@ export const SETTINGS = {
   cache: setting('CACHE', 'off', parseCacheMode, 'response cache of Find/FindOne answers: off, memory (this process) or redis (REDIS_URL, shared by every node)'),
   cacheTtl: setting('CACHE_TTL', '5m', parseDuration, 'longest a cached answer is served (writes purge it at once anyway)'),
   cacheMaxEntries: setting('CACHE_MAX_ENTRIES', '10000', parsePositiveInt, 'CACHE=memory: answers kept; the least recently used go first'),
-  cacheMaxBytes: setting('CACHE_MAX_BYTES', '33554432', parsePositiveInt, 'CACHE=memory: bytes of the answers kept (plus 512 per entry); the least recently used go first'),
+  cacheMaxBytes: setting('CACHE_MAX_BYTES', '33554432', parsePositiveInt, 'bytes of the answers kept (plus 512 per entry); memory: in this process, the least recently used go first; redis: all nodes together, the oldest go first'),
   cacheMaxEntryBytes: setting('CACHE_MAX_ENTRY_BYTES', '1048576', parsePositiveInt, 'largest answer the cache stores (larger ones are computed every time)'),
   corsOrigins: setting('CORS_ORIGINS', '', parseList, 'allowed CORS origins, comma-separated'),
   httpRequestTimeout: setting('HTTP_REQUEST_TIMEOUT', '30s', parseDuration, 'longest a request (headers and body) may take to arrive; 408 after'),

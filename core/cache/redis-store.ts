@@ -6,8 +6,10 @@
  * it depends on and the entry in ONE round trip (a pipeline of HMGET + GET) and serves the entry only
  * when the generations stored with it are the ones it just read. A write is therefore visible to the
  * next read on every node at once (not just within a second), and no message can be lost: there is no
- * subscription to drop. Entries expire after CACHE_TTL (PX) and Redis's own maxmemory policy bounds the
- * rest; an answer larger than CACHE_MAX_ENTRY_BYTES is not stored.
+ * subscription to drop. Entries expire after CACHE_TTL (PX); the answers of the namespace (every node)
+ * hold at most CACHE_MAX_BYTES, the oldest evicted first by one Lua script per store (redis-budget.ts),
+ * not by Redis's maxmemory policy (the same Redis holds rate-limit counters and revocations); an answer
+ * larger than CACHE_MAX_ENTRY_BYTES is not stored. A read does not touch that bookkeeping.
  *
  * While Redis cannot be reached a read is computed as with CACHE=off (and not stored) and a write's
  * bump is lost; so when the connection is back the node bumps the ALL generation, dropping every entry.
@@ -15,6 +17,8 @@
  */
 import type { Redis } from 'ioredis';
 import { redisClient } from './lazy-redis';
+import { ENTRY_OVERHEAD_BYTES } from './memory-store';
+import { RedisBudget } from './redis-budget';
 import type { Logger } from 'pino';
 import { ALL, type CacheStore, type CachedAnswer, type Lookup, sameGens } from './store';
 
@@ -26,17 +30,19 @@ export class RedisStore implements CacheStore {
   private readonly redis: Redis;
   private readonly genKey: string;
   private readonly prefix: string;
+  private readonly budget: RedisBudget;
   private lostBumps = false;
 
   constructor(
     url: string,
     namespace: string,
-    private readonly limits: { readonly ttlMs: number; readonly maxEntryBytes: number },
+    private readonly limits: { readonly ttlMs: number; readonly maxEntryBytes: number; readonly maxBytes: number },
     private readonly log: Pick<Logger, 'warn' | 'info'>,
   ) {
     this.redis = redisClient(url, { enableOfflineQueue: false, commandTimeout: CACHE_REDIS_TIMEOUT_MS, maxRetriesPerRequest: 1 });
     this.genKey = `ris:${namespace}:cache:gen`;
     this.prefix = `ris:${namespace}:cache:e:`;
+    this.budget = new RedisBudget(this.redis, { prefix: `ris:${namespace}:cache:` }, { ttlMs: limits.ttlMs, maxBytes: limits.maxBytes, overheadBytes: ENTRY_OVERHEAD_BYTES });
     this.redis.on('error', (err) => this.failed(err));
     this.redis.on('ready', () => {
       if (!this.lostBumps) return;
@@ -72,10 +78,15 @@ export class RedisStore implements CacheStore {
   async store(key: string, _models: readonly string[], gens: readonly string[], answer: CachedAnswer): Promise<void> {
     if (answer.body.length > this.limits.maxEntryBytes || this.redis.status !== 'ready') return;
     try {
-      await this.redis.set(this.prefix + key, encode(gens, answer), 'PX', this.limits.ttlMs);
+      await this.budget.store(key, encode(gens, answer));
     } catch (err) {
       this.failed(err);
     }
+  }
+
+  /** The namespace's answers and their bytes as counted against CACHE_MAX_BYTES. */
+  usage(): Promise<{ entries: number; bytes: number }> {
+    return this.budget.usage();
   }
 
   async bump(models: Iterable<string>): Promise<void> {

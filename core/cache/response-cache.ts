@@ -153,7 +153,7 @@ export function createResponseCache(config: Config, db: Knex, registry: Registry
   const store: CacheStore =
     c.mode === 'memory'
       ? new MemoryStore({ maxEntries: c.maxEntries, maxBytes: c.maxBytes, maxEntryBytes: c.maxEntryBytes, ttlMs })
-      : new RedisStore(config.redisUrl ?? '', namespace, { ttlMs, maxEntryBytes: c.maxEntryBytes }, log);
+      : new RedisStore(config.redisUrl ?? '', namespace, { ttlMs, maxEntryBytes: c.maxEntryBytes, maxBytes: c.maxBytes }, log);
   const tracker = new WriteTracker(db, tableMap(registry), (keys) => store.bump(keys), (err) => log.warn({ err }, 'response cache: a purge failed'));
   return new ResponseCache(store, tracker, registry);
 }
