@@ -56,6 +56,11 @@ export interface Actor {
 export interface PluginDeps {
   readonly config: Config;
   readonly db: Knex;
+  /**
+   * Where reads that need not see an open transaction's writes go (SQLite: its read-only connections, which
+   * a long write on the one writer does not hold; other databases: absent, `db` serves both).
+   */
+  readonly readDb?: Knex;
   readonly dialect: Dialect;
   readonly registry: Registry;
   readonly log: Logger;

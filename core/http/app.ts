@@ -73,7 +73,7 @@ function authenticate(authenticator: Authenticator | null): Middleware<RequestSt
 
 export function createApp(deps: AppDeps): Koa<RequestState> {
   const { config, db, dialect, registry, plugins, log, events } = deps;
-  const pluginDeps: PluginDeps = { config, db, dialect, registry, log, events, foreignKeyEvents: deps.foreignKeyEvents };
+  const pluginDeps: PluginDeps = { config, db, readDb: deps.readDb, dialect, registry, log, events, foreignKeyEvents: deps.foreignKeyEvents };
   const authenticator = plugins.find((p) => p.authenticator)?.authenticator?.(pluginDeps) ?? null;
   const authorizer: Authorizer | null = plugins.find((p) => p.authorizer)?.authorizer?.(pluginDeps) ?? null;
 

@@ -152,7 +152,7 @@ export class AccessRuleStore {
   }
 
   /** The rules of one API token (kind custom). */
-  async rulesOfToken(tokenId: number, db: Db = this.deps.db): Promise<StoredRule[]> {
+  async rulesOfToken(tokenId: number, db: Db = this.deps.readDb ?? this.deps.db): Promise<StoredRule[]> {
     const rows = (await db(this.table)
       .where(this.apiTokenColumn, tokenId)
       .select('id', `${this.column('action')} as action`, `${this.column('where')} as rule_where`, `${this.column('fields')} as rule_fields`)
@@ -173,7 +173,7 @@ export class AccessRuleStore {
   }
 
   /** The rules of the given roles (by role name). */
-  async rulesOf(roles: readonly string[], db: Db = this.deps.db): Promise<StoredRule[]> {
+  async rulesOf(roles: readonly string[], db: Db = this.deps.readDb ?? this.deps.db): Promise<StoredRule[]> {
     if (roles.length === 0) return [];
     const rows = (await db(this.table)
       .join(this.roleTable, `${this.roleTable}.id`, `${this.table}.${this.roleColumn}`)

@@ -134,7 +134,7 @@ export class ApiTokens {
 
   private async lookUp(hash: string): Promise<Entry> {
     const generation = this.generation;
-    const row = (await this.store.db(this.table).where('token_hash', hash).first()) as Record<string, unknown> | undefined;
+    const row = (await this.store.reads(this.table).where('token_hash', hash).first()) as Record<string, unknown> | undefined;
     if (!row) {
       this.cache.delete(hash);
       throw new UnauthorizedError('invalid or revoked API token');

@@ -72,7 +72,7 @@ export class IdentityAuthenticator implements Authenticator {
       this.cache.delete(sessionId);
       throw new UnauthorizedError('the session has ended; sign in again');
     }
-    const user = await this.store.userById(userId);
+    const user = await this.store.userById(userId, this.store.reads);
     if (!user || !user.active) {
       // As on refresh: a session used while its account is inactive ends, so reactivation does not revive it.
       if (user) await this.sessions.revoke([sessionId], 'inactive');
@@ -84,7 +84,7 @@ export class IdentityAuthenticator implements Authenticator {
       email: user.email,
       fullName: user.fullName,
       active: user.active,
-      roles: Object.freeze(await this.store.rolesOf(user.id)),
+      roles: Object.freeze(await this.store.rolesOf(user.id, this.store.reads)),
       sessionId: String(sessionId),
     });
     if (generation === this.generation) {

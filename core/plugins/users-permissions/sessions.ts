@@ -133,7 +133,7 @@ export class Sessions {
 
   /** Is the session live (not revoked)? Its user id, or null. */
   async live(sessionId: number): Promise<number | null> {
-    const s = (await this.db(this.store.sessions).where('id', sessionId).first('user_id', 'revoked_at')) as { user_id: number; revoked_at: unknown } | undefined;
+    const s = (await this.store.reads(this.store.sessions).where('id', sessionId).first('user_id', 'revoked_at')) as { user_id: number; revoked_at: unknown } | undefined;
     return s && s.revoked_at === null ? Number(s.user_id) : null;
   }
 }

@@ -89,6 +89,15 @@ export class IdentityStore {
     return this.deps.db;
   }
 
+  /**
+   * Where this plugin's reads that need not see an open transaction's writes go: who a bearer is and what
+   * its roles may do. On SQLite the read-only connections, so a long write on the one writer (another
+   * caller's bulk call) does not hold every other caller's sign-in check; elsewhere `db`.
+   */
+  get reads(): Knex {
+    return this.deps.readDb ?? this.deps.db;
+  }
+
   /** A unique violation → 409 naming the field (also under races: the indexes decide); anything else unchanged. */
   asConflict(err: unknown): unknown {
     const fault = this.deps.dialect.classifyError(err);
@@ -266,7 +275,7 @@ export class IdentityStore {
   async permissionsOf(roleNames: readonly string[]): Promise<Set<string>> {
     if (roleNames.length === 0) return new Set();
     const { table, ownerColumn, targetColumn } = this.rolePermissions;
-    const rows = (await this.db(table)
+    const rows = (await this.reads(table)
       .join(this.roles, `${this.roles}.id`, `${table}.${ownerColumn}`)
       .join(this.permissions, `${this.permissions}.id`, `${table}.${targetColumn}`)
       .whereIn(`${this.roles}.name`, [...roleNames])
