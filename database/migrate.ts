@@ -11,6 +11,7 @@ import { describeDiff, toMigrationSource } from './schema/to-migration';
 import type { MigrationOp, RowCheck, SchemaDef, SchemaDiff } from './schema/types';
 import { refuseBrokenRules } from './row-check-run';
 import { failedStart } from './failed-migration';
+import { removedFieldWarning, removedMediaFields } from '../core/media/removed-fields';
 
 export class DestructiveChangeError extends Error {
   constructor(readonly changes: readonly string[]) {
@@ -132,6 +133,8 @@ export interface PrepareOptions {
   readonly defaultLocale?: string;
   /** Given: the work runs under the database's schema lock (several nodes may start at once). */
   readonly dialect?: Dialect;
+  /** Told of media rows whose field the models no longer have (core/media/removed-fields.ts). */
+  readonly log?: { warn(detail: Record<string, unknown>, message: string): void };
 }
 
 /**
@@ -159,5 +162,7 @@ export async function prepareSchema(db: Knex, registry: Registry, opts: PrepareO
       throw new Error(`the registry has changes no migration covers (${describeDiff(left).join(', ')}); run \`npm run admin -- migrate:make <name>\``);
     }
   }
+  // A media field removed or renamed drops no table or column: its files would go unseen, so say so.
+  if (opts.log) for (const r of await removedMediaFields(db, registry)) opts.log.warn({ model: r.model, field: r.field, files: r.files }, removedFieldWarning(r));
   return { made, applied };
 }
