@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const { log } = deps;
   warnSqliteShares(deps.dialect.name, config.sqliteReaders, config.callerGate.running, log);
   try {
-    const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive, defaultLocale: config.locales.defaultLocale, dialect: deps.dialect });
+    const { made, applied } = await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: config.autoMigrate, allowDestructive: config.allowDestructive, defaultLocale: config.locales.defaultLocale, dialect: deps.dialect, log });
     if (made) log.info({ file: made.file, changes: made.changes }, 'wrote a migration for the registry change');
     if (applied.length) log.info({ applied }, 'migrations applied');
     for (const p of deps.plugins) await p.bootstrap?.(deps);

@@ -12,6 +12,7 @@ import type { Registry } from '../core/registry/types';
 import { dialectOf } from './dialects/of-knex';
 import { failureReason, modelFilesOf, tablesOf } from './schema/failure-reason';
 import type { MigrationOp } from './schema/types';
+import { RowRulesError, brokenText } from './row-check-run';
 
 /** A migration failed at the start: one line, no stack trace (core/main.ts). Stops the boot. */
 export class MigrationFailedError extends Error {
@@ -43,6 +44,17 @@ export async function failedStart(db: Knex, registry: Registry, run: FailedRun):
   // Never applied (it failed, or one before it did): without it the next start diffs against the last applied one.
   if (made && !madeApplied && existsSync(made.file)) unlinkSync(made.file);
   if (failed === null) return error;
+  // Refused before it began (row-check-run.ts): nothing to roll back or undo, on any database.
+  if (error instanceof RowRulesError) {
+    const what = `${brokenText(error.broken)}; nothing was changed`;
+    const todo = 'fix those rows or relax the model, then start again';
+    if (made && failed === madeName) {
+      const files = modelFilesOf(registry, [...new Set(error.broken.map((b) => b.check.table))]);
+      return new MigrationFailedError(`the change to ${files.join(', ')} was not applied: ${what} and the migration written for it (${madeName}) was removed; ${todo}`);
+    }
+    const dropped = made ? `; the migration written in this start (${madeName}) was removed` : '';
+    return new MigrationFailedError(`migration ${failed} was not applied: ${what} and it is still pending${dropped}; ${todo}`);
+  }
   const dialect = dialectOf(db);
   if (made && failed === madeName) {
     const why = failureReason(error, dialect, registry, made.ops);

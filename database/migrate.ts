@@ -7,9 +7,11 @@ import type { Dialect, MigrationHooks } from './dialects/dialect';
 import { dialectOf } from './dialects/of-knex';
 import { desiredSchema } from './schema/desired';
 import { diffSchemas, snapshotOf } from './schema/diff';
-import { describeOp, toMigrationSource } from './schema/to-migration';
-import type { MigrationOp, SchemaDef, SchemaDiff } from './schema/types';
+import { describeDiff, toMigrationSource } from './schema/to-migration';
+import type { MigrationOp, RowCheck, SchemaDef, SchemaDiff } from './schema/types';
+import { refuseBrokenRules } from './row-check-run';
 import { failedStart } from './failed-migration';
+import { removedFieldWarning, removedMediaFields } from '../core/media/removed-fields';
 
 export class DestructiveChangeError extends Error {
   constructor(readonly changes: readonly string[]) {
@@ -62,7 +64,7 @@ export interface MadeMigration {
 export function makeMigration(registry: Registry, dir: string, name: string, allowDestructive: boolean, now = new Date(), defaultLocale = 'en'): MadeMigration | null {
   if (!/^[a-z0-9_-]+$/i.test(name)) throw new Error(`migration name "${name}" may hold only letters, digits, "-" and "_"`);
   const diff = pendingDiff(registry, dir);
-  if (diff.ops.length === 0) return null;
+  if (diff.ops.length === 0 && diff.rules.length === 0) return null;
   if (diff.destructive.length > 0 && !allowDestructive) throw new DestructiveChangeError(diff.destructive);
   mkdirSync(dir, { recursive: true });
   const existing = migrationFiles(dir);
@@ -71,7 +73,7 @@ export function makeMigration(registry: Registry, dir: string, name: string, all
   if (ts <= lastTs) ts = String(BigInt(lastTs) + 1n);
   const file = join(dir, `${ts}_${name}.js`);
   writeFileSync(file, toMigrationSource(name, diff, snapshotOf(desiredSchema(registry)), now, defaultLocale));
-  return { file, changes: diff.ops.map(describeOp), ops: diff.ops };
+  return { file, changes: describeDiff(diff), ops: diff.ops };
 }
 
 /**
@@ -79,20 +81,29 @@ export function makeMigration(registry: Registry, dir: string, name: string, all
  * keys off, so a table a migration rebuilds keeps the rows that reference it, and a foreign-key check at
  * the end of each migration. Every migration run goes through here, hand-written migrations included.
  */
-function migrationRun<T>(db: Knex, dir: string, step: (config: Knex.MigratorConfig) => Promise<T>, onBegin?: (file: string) => void): Promise<T> {
+function migrationRun<T>(db: Knex, dir: string, step: (config: Knex.MigratorConfig) => Promise<T>, onBegin?: (file: string) => void, up = false): Promise<T> {
   return dialectOf(db).migrationRun(db, (hooks) => {
     const beforeEach: MigrationHooks['beforeEach'] = async (trx, migrations) => {
-      for (const m of migrations) onBegin?.(typeof m === 'object' && m !== null && 'file' in m ? String(m.file) : String(m));
+      const files = migrations.map((m) => (typeof m === 'object' && m !== null && 'file' in m ? String(m.file) : String(m)));
+      for (const file of files) onBegin?.(file);
       await hooks.beforeEach?.(trx, migrations);
+      // Before it changes anything: the rows that break the rules it brings refuse it (row-check-run.ts).
+      if (up) for (const file of files) await refuseBrokenRules(trx, file, checksOf(join(dir, file)));
     };
     return step({ ...knexConfig(dir), ...hooks, beforeEach } as Knex.MigratorConfig);
   });
 }
 
+/** The row checks a migration file carries (`exports.checks`, written by migrate:make); none when it has none. */
+function checksOf(path: string): readonly RowCheck[] {
+  const mod = require(path) as { checks?: unknown };
+  return Array.isArray(mod.checks) ? (mod.checks as RowCheck[]) : [];
+}
+
 /** Applies the pending migrations; `onBegin`: told each one's file name as it begins (the last one told is the one that failed). */
 export async function migrateLatest(db: Knex, dir: string, onBegin?: (file: string) => void): Promise<string[]> {
   if (migrationFiles(dir).length === 0) return [];
-  const [, applied] = (await migrationRun(db, dir, (config) => db.migrate.latest(config), onBegin)) as [number, string[]];
+  const [, applied] = (await migrationRun(db, dir, (config) => db.migrate.latest(config), onBegin, true)) as [number, string[]];
   return applied;
 }
 
@@ -122,6 +133,8 @@ export interface PrepareOptions {
   readonly defaultLocale?: string;
   /** Given: the work runs under the database's schema lock (several nodes may start at once). */
   readonly dialect?: Dialect;
+  /** Told of media rows whose field the models no longer have (core/media/removed-fields.ts). */
+  readonly log?: { warn(detail: Record<string, unknown>, message: string): void };
 }
 
 /**
@@ -145,9 +158,11 @@ export async function prepareSchema(db: Knex, registry: Registry, opts: PrepareO
   }
   if (!opts.autoMigrate) {
     const left = pendingDiff(registry, opts.dir);
-    if (left.ops.length > 0) {
-      throw new Error(`the registry has changes no migration covers (${left.ops.map(describeOp).join(', ')}); run \`npm run admin -- migrate:make <name>\``);
+    if (left.ops.length > 0 || left.rules.length > 0) {
+      throw new Error(`the registry has changes no migration covers (${describeDiff(left).join(', ')}); run \`npm run admin -- migrate:make <name>\``);
     }
   }
+  // A media field removed or renamed drops no table or column: its files would go unseen, so say so.
+  if (opts.log) for (const r of await removedMediaFields(db, registry)) opts.log.warn({ model: r.model, field: r.field, files: r.files }, removedFieldWarning(r));
   return { made, applied };
 }

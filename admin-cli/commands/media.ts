@@ -1,5 +1,6 @@
 /**
- * media:prune: remove media rows whose record, model or field is gone, and stored files no row names.
+ * media:prune: remove media rows whose record is gone (whose model or field is gone: with --removed-fields),
+ * and stored files no row names.
  * media:migrate --to s3: copy local files to the bucket (resumable, sizes verified).
  */
 import { readdir, rm, stat } from 'node:fs/promises';
@@ -30,10 +31,11 @@ async function pruneTmp(dir: string, cutoff: number, dryRun: boolean): Promise<n
 export function registerMedia(program: Command): void {
   program
     .command('media:prune')
-    .description('remove orphan media rows (record, model or field gone; file missing) and stored files no row names')
+    .description('remove orphan media rows (record gone, file missing; model or field gone with --removed-fields) and stored files no row names')
     .option('--grace <minutes>', 'leave files younger than this alone (uploads in flight)', '60')
     .option('--dry-run', 'only report what would be removed')
-    .action(async (opts: { grace: string; dryRun?: boolean }) => {
+    .option('--removed-fields', 'also remove the media of fields the models no longer have (a media attribute removed or renamed); kept otherwise')
+    .action(async (opts: { grace: string; dryRun?: boolean; removedFields?: boolean }) => {
       const minutes = Number(opts.grace);
       if (!Number.isFinite(minutes) || minutes < 0) throw new Error('--grace: minutes, a number ≥ 0');
       const { config, db, registry, log } = cliDeps();
@@ -41,10 +43,14 @@ export function registerMedia(program: Command): void {
       const media = new MediaService({ storage, registry, publicUrl: config.publicUrl, log });
       const graceMs = minutes * 60_000;
       const dryRun = opts.dryRun === true;
-      const report = await media.prune(db, { graceMs, dryRun });
+      const report = await media.prune(db, { graceMs, dryRun, removedFields: opts.removedFields === true });
       const tmp = await pruneTmp(tmpDirOf(config.uploadsDir), Date.now() - graceMs, dryRun);
       storage.close?.();
       console.log(`${dryRun ? 'would remove' : 'removed'} ${report.rows} media row(s), ${report.files} file(s) and ${tmp} temporary file(s)`);
+      if (report.kept.length > 0) {
+        const fields = report.kept.map((k) => `${k.model}.${k.field}: ${k.files}`).join(', ');
+        console.log(`kept the media of fields the models no longer have (${fields}); run with --removed-fields to remove them`);
+      }
     });
 
   program

@@ -16,6 +16,7 @@ import { SNIFF_BYTES, sniffType } from './sniff';
 import type { StorageProvider } from './storage';
 import { isPublishedView } from '../drafts/view';
 import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, type MediaRow } from './table';
+import { isMediaField, type RemovedMediaField } from './removed-fields';
 
 type Db = Knex | Knex.Transaction;
 type Row = Record<string, unknown>;
@@ -59,6 +60,8 @@ export interface MediaServiceDeps {
 export interface PruneReport {
   readonly rows: number;
   readonly files: number;
+  /** Media of fields the models no longer have, kept (prune without `removedFields`): core/media/removed-fields.ts. */
+  readonly kept: readonly RemovedMediaField[];
 }
 
 export function mediaFields(model: ContentType): MediaAttribute[] {
@@ -271,22 +274,28 @@ export class MediaService {
   }
 
   /**
-   * Removes media rows whose model, field or record is gone (a soft-deleted record still counts as
-   * present), rows whose file is missing, and stored files no row names that are older than `graceMs`
+   * Removes media rows whose record is gone (a soft-deleted record still counts as present), rows whose
+   * model or field is gone only with `removedFields` (without, they and their files are kept and
+   * reported: a renamed field's files can still be moved), rows whose file is missing, and stored files no row names that are older than `graceMs`
    * (younger ones may belong to an upload in flight).
    *
    * No event (issue 15): it changes no record. MEDIA_TABLE is a core system table, no model of the
    * registry (no FindOne answers its rows, no event model covers them), and the record a row points at
    * is gone, or keeps the same FindOne answer (without `populateMedia` it shows no `_media`).
    */
-  async prune(db: Knex, opts: { graceMs: number; dryRun: boolean }): Promise<PruneReport> {
+  async prune(db: Knex, opts: { graceMs: number; dryRun: boolean; removedFields?: boolean }): Promise<PruneReport> {
     const rows = (await db(MEDIA_TABLE).select('id', 'model', 'field', 'record_id', 'storage_key')) as Pick<MediaRow, 'id' | 'model' | 'field' | 'record_id' | 'storage_key'>[];
     const doomed = new Map<number, string>();
     const byModel = new Map<string, typeof rows>();
+    const kept = new Map<string, RemovedMediaField>();
     for (const r of rows) {
-      const model = this.deps.registry.get(r.model);
-      if (!model || !mediaFields(model).some((f) => f.name === r.field)) doomed.set(Number(r.id), r.storage_key);
-      else byModel.set(r.model, [...(byModel.get(r.model) ?? []), r]);
+      if (isMediaField(this.deps.registry, r.model, r.field)) byModel.set(r.model, [...(byModel.get(r.model) ?? []), r]);
+      else if (opts.removedFields === true) doomed.set(Number(r.id), r.storage_key);
+      else {
+        // A removed or renamed field's files stay until the operator says so (--removed-fields).
+        const k = `${r.model}.${r.field}`;
+        kept.set(k, { model: r.model, field: r.field, files: (kept.get(k)?.files ?? 0) + 1 });
+      }
     }
     for (const [name, list] of byModel) {
       const model = this.deps.registry.get(name) as ContentType;
@@ -315,6 +324,6 @@ export class MediaService {
       for (let i = 0; i < ids.length; i += 500) await db(MEDIA_TABLE).whereIn('id', ids.slice(i, i + 500)).del();
       await this.deleteKeys([...files]);
     }
-    return { rows: doomed.size, files: files.size };
+    return { rows: doomed.size, files: files.size, kept: [...kept.values()] };
   }
 }

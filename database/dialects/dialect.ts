@@ -83,6 +83,8 @@ export interface Dialect {
    * (`B` < `a`) on both databases, whatever collation a PostgreSQL database was created with.
    */
   byteOrdered(column: string): SqlFragment;
+  /** The length of a text column's value in characters, as an attribute's minLength / maxLength counts it (MariaDB's LENGTH counts bytes). */
+  charLength(column: string): SqlFragment;
   /**
    * SUM and AVG of integer, biginteger and decimal columns where the database's own are not exact
    * (SQLite: SUM fails past 2^63, AVG and decimal sums are float arithmetic). Absent: the database's own

@@ -174,6 +174,9 @@ export const mysqlDialect: Dialect = {
     return { sql: '?? LIKE ?', bindings: [column, likePattern(value, mode)] };
   },
 
+  charLength(column) {
+    return { sql: 'char_length(??)', bindings: [column] };
+  },
   byteOrdered(column) {
     // utf8mb4_nopad_bin orders by code point, which is UTF-8 byte order.
     return { sql: '??', bindings: [column] };

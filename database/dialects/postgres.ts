@@ -100,6 +100,9 @@ export const postgresDialect: Dialect = {
     return { sql: `?? ${caseInsensitive ? 'ILIKE' : 'LIKE'} ? ESCAPE '\\'`, bindings: [column, likePattern(value, mode)] };
   },
 
+  charLength(column) {
+    return { sql: 'char_length(??)', bindings: [column] };
+  },
   byteOrdered(column) {
     // The database's default collation (en_US.UTF-8 and the like) orders `a` before `B`; "C" orders bytes as SQLite does.
     return { sql: '?? COLLATE "C"', bindings: [column] };

@@ -67,6 +67,9 @@ export const sqliteDialect: Dialect = {
     return { sql: 'substr(??, -length(?)) = ?', bindings: [column, value, value] };
   },
 
+  charLength(column) {
+    return { sql: 'length(??)', bindings: [column] };
+  },
   byteOrdered(column) {
     // SQLite's default collation (BINARY) already compares bytes.
     return { sql: '??', bindings: [column] };

@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { ATTRIBUTE_KINDS } from '../../core/registry/attribute-kinds';
 import { foldColumnName, isFolded } from '../../core/registry/fold';
 import { snakeCase } from '../../core/registry/naming';
-import { type ContentType, NOT_DELETED, type Registry } from '../../core/registry/types';
+import { type Attribute, type ContentType, NOT_DELETED, type Registry, type ScalarType } from '../../core/registry/types';
 import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, mediaTableDef } from '../../core/media/table';
 import { EVENTS_TABLE, eventsTableDef } from '../../core/events/table';
 import { publishedTable } from '../../core/drafts/names';
-import type { ColumnDef, IndexDef, SchemaDef, TableDef } from './types';
+import type { ColumnDef, ColumnRules, IndexDef, SchemaDef, TableDef } from './types';
 
 const TIMESTAMP = { method: 'timestamp', args: [{ useTz: true, precision: 3 }] } as const;
 
@@ -38,6 +38,27 @@ function dbDefault(v: unknown): string | number | boolean | undefined {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
 }
 
+/** Types whose stored value is the text the rules count (a password's column holds its hash). */
+const LENGTH_RULED: ReadonlySet<ScalarType> = new Set(['string', 'text', 'email', 'uid']);
+const RANGE_RULED: ReadonlySet<ScalarType> = new Set(['integer', 'biginteger', 'decimal', 'float']);
+
+/** The rules of an attribute's column that rows can be counted against (database/schema/row-checks.ts). */
+export function columnRules(ct: ContentType, a: Attribute): ColumnRules {
+  const scalar = a.kind === 'scalar' ? a : null;
+  const lengths = scalar !== null && LENGTH_RULED.has(scalar.type);
+  const range = scalar !== null && RANGE_RULED.has(scalar.type);
+  return {
+    model: ct.name,
+    field: a.name,
+    ...(a.required && { required: true as const }),
+    ...(scalar?.type === 'enumeration' && scalar.enum !== undefined && { enum: [...scalar.enum] }),
+    ...(lengths && scalar.minLength !== undefined && { minLength: scalar.minLength }),
+    ...(lengths && scalar.maxLength !== undefined && { maxLength: scalar.maxLength }),
+    ...(range && scalar.min !== undefined && { min: scalar.min }),
+    ...(range && scalar.max !== undefined && { max: scalar.max }),
+  };
+}
+
 function modelTable(ct: ContentType, registry: Registry, table: string = ct.table): TableDef {
   const columns = systemColumns();
   const indexes: IndexDef[] = [];
@@ -57,6 +78,7 @@ function modelTable(ct: ContentType, registry: Registry, table: string = ct.tabl
         nullable: true,
         ...(def !== undefined && a.type !== 'json' && { default: def }),
         ...(a.renamedFrom !== undefined && { renamedFrom: snakeCase(a.renamedFrom) }),
+        rules: columnRules(ct, a),
       });
       if (isFolded(ct, a)) {
         // The hidden case-fold of the value (core/registry/fold.ts); `text`: folding may lengthen it (ß → ss).
@@ -76,7 +98,7 @@ function modelTable(ct: ContentType, registry: Registry, table: string = ct.tabl
     } else if (a.kind === 'relation' && a.column) {
       const target = registry.get(a.target);
       if (!target) continue;
-      columns.push({ name: a.column, spec: { method: 'integer', args: [] }, nullable: true, references: { table: target.table, column: 'id', onDelete: a.onDelete } });
+      columns.push({ name: a.column, spec: { method: 'integer', args: [] }, nullable: true, references: { table: target.table, column: 'id', onDelete: a.onDelete }, rules: columnRules(ct, a) });
       if (a.relation === 'oneToOne') addIndex(uniqueCols(a.column), true);
       else addIndex([a.column], false); // foreign keys get an index by default
     }

@@ -1,9 +1,21 @@
 /** (last snapshot, desired) → the operations that take one to the other (pure). */
 import { orderByDependency } from './desired';
 import { PUBLISHED_MEDIA_TABLE } from '../../core/media/table';
-import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
+import type { ColumnDef, IndexDef, MigrationOp, RuleChange, SchemaDef, SchemaDiff, TableDef } from './types';
 
-/** A column's identity without the rename hint. */
+/**
+ * A varchar of an attribute made longer or shorter (its maxLength, its enumeration's values): no value is
+ * lost, as a migration first counts the rows longer than the new rule allows and refuses to run over them
+ * (row-checks.ts); without that PostgreSQL would cut them short and SQLite keep them.
+ */
+function resized(old: ColumnDef, next: ColumnDef): boolean {
+  const [from, to] = [old.spec.args, next.spec.args];
+  if (old.spec.method !== 'string' || next.spec.method !== 'string' || typeof from[0] !== 'number' || typeof to[0] !== 'number') return false;
+  // Shorter: only where the rows are counted, i.e. both sides' rules are known.
+  return to[0] >= from[0] || (old.rules !== undefined && next.rules !== undefined);
+}
+
+/** A column's identity without the rename hint and the rules (no SQL changes with them). */
 function columnKey(c: ColumnDef): string {
   return JSON.stringify({ spec: c.spec, nullable: c.nullable, default: c.default ?? null, references: c.references ?? null });
 }
@@ -17,13 +29,14 @@ export function diffSchemas(from: SchemaDef | null, to: SchemaDef): SchemaDiff {
   const after = new Map(to.tables.map((t) => [t.name, t] as const));
   const ops: MigrationOp[] = [];
   const destructive: string[] = [];
+  const rules: RuleChange[] = [];
 
   const created = orderByDependency(to.tables.filter((t) => !before.has(t.name)));
   for (const table of created) ops.push({ op: 'createTable', table });
 
   for (const next of to.tables) {
     const prev = before.get(next.name);
-    if (prev) ops.push(...diffTable(prev, next, destructive));
+    if (prev) ops.push(...diffTable(prev, next, destructive, rules));
   }
 
   const dropped = orderByDependency([...before.values()].filter((t) => !after.has(t.name))).reverse();
@@ -33,10 +46,10 @@ export function diffSchemas(from: SchemaDef | null, to: SchemaDef): SchemaDiff {
     const shadow = table.publishedOf !== undefined ? after.has(table.publishedOf) : table.name === PUBLISHED_MEDIA_TABLE;
     if (!shadow) destructive.push(`drop table ${table.name}`);
   }
-  return { ops, destructive };
+  return { ops, destructive, rules };
 }
 
-function diffTable(prev: TableDef, next: TableDef, destructive: string[]): MigrationOp[] {
+function diffTable(prev: TableDef, next: TableDef, destructive: string[], rules: RuleChange[]): MigrationOp[] {
   const table = next.name;
   const prevCols = new Map(prev.columns.map((c) => [c.name, c] as const));
   const nextNames = new Set(next.columns.map((c) => c.name));
@@ -69,8 +82,9 @@ function diffTable(prev: TableDef, next: TableDef, destructive: string[]): Migra
     } else if (columnKey(old) !== columnKey(c)) {
       columnOps.push({ op: 'alterColumn', table, from: { ...old, name: c.name }, to: c });
       touched.add(old.name);
-      if (JSON.stringify(old.spec) !== JSON.stringify(c.spec)) destructive.push(`change type of ${table}.${c.name} (${old.spec.method} → ${c.spec.method})`);
+      if (JSON.stringify(old.spec) !== JSON.stringify(c.spec) && !resized(old, c)) destructive.push(`change type of ${table}.${c.name} (${old.spec.method} → ${c.spec.method})`);
     }
+    if (old && JSON.stringify(old.rules ?? null) !== JSON.stringify(c.rules ?? null)) rules.push({ table, column: c.name, was: old.name, from: old.rules ?? null, to: c.rules ?? null });
   }
   for (const ix of prev.indexes) {
     const keep = nextIdx.get(ix.name);

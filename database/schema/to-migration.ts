@@ -1,7 +1,8 @@
 /** SchemaDiff → the source text of a reviewed knex migration (pure). */
 import { foldText } from '../../core/registry/fold';
 import { publishHelpers, publishOnLines, restoreOffLines } from './publish-migration';
-import type { ColumnDef, IndexDef, MigrationOp, SchemaDef, SchemaDiff, TableDef } from './types';
+import { rowChecks } from './row-checks';
+import type { ColumnDef, IndexDef, MigrationOp, RuleChange, SchemaDef, SchemaDiff, TableDef } from './types';
 
 const q = (v: unknown): string => JSON.stringify(v);
 
@@ -106,6 +107,22 @@ export function describeOp(op: MigrationOp): string {
   }
 }
 
+/** A rule change beyond the names it carries (a renamed attribute's rules change only their `field`). */
+function changesARule(r: RuleChange): boolean {
+  const bare = (x: RuleChange['from']): string => JSON.stringify(x === null ? null : { ...x, model: '', field: '' });
+  return bare(r.from) !== bare(r.to);
+}
+
+/** One line a rule change (no SQL; a tighter rule's rows are checked first: row-checks.ts). */
+export function describeRuleChange(r: RuleChange): string {
+  return `~ rules ${r.table}.${r.column}`;
+}
+
+/** Every change of `diff`, one line each: the operations, then the rule changes (not a mere rename's). */
+export function describeDiff(diff: SchemaDiff): string[] {
+  return [...diff.ops.map(describeOp), ...diff.rules.filter(changesARule).map(describeRuleChange)];
+}
+
 /** Rows fetched and updated at a time by a backfill (3 bindings a row stay under SQLite's 999). */
 export const BACKFILL_BATCH = 300;
 
@@ -177,7 +194,7 @@ export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: Sche
   return [
     `// Migration "${name}", generated from the content-type registry on ${generatedAt.toISOString()}.`,
     '// Review it before committing. Changes:',
-    ...diff.ops.map((op) => `//   ${describeOp(op)}`),
+    ...describeDiff(diff).map((line) => `//   ${line}`),
     "'use strict';",
     '',
     'exports.up = async function up(knex) {',
@@ -187,6 +204,12 @@ export function toMigrationSource(name: string, diff: SchemaDiff, snapshot: Sche
     'exports.down = async function down(knex) {',
     down,
     '};',
+    '',
+    '/**',
+    ' * Rules it brings that existing rows may break: before `up` runs, the rows breaking each are counted',
+    ' * and the migration refused over any (database/row-check-run.ts); none: nothing to count.',
+    ' */',
+    `exports.checks = ${JSON.stringify(rowChecks(diff, snapshot))};`,
     '',
     '/** The schema after this migration: the next `migrate:make` diffs the registry against it. */',
     `exports.snapshot = ${JSON.stringify(snapshot)};`,

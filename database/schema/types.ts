@@ -12,7 +12,47 @@ export interface ColumnDef {
   readonly foldOf?: string;
   /** Old column name of a declared rename (not part of the snapshot's identity). */
   readonly renamedFrom?: string;
+  /**
+   * The rules the registry holds the column's values to (an attribute's column). Not part of the
+   * column's identity (no SQL changes with them), but a change to them is a change a migration records,
+   * and one that tightens them has its rows checked first (row-checks.ts). Absent on a snapshot written
+   * before rules were recorded: not known, so not checked.
+   */
+  readonly rules?: ColumnRules;
 }
+
+/** What an attribute's value must be, as the API validates it (core/validation/): only rules a row can be counted against. */
+export interface ColumnRules {
+  readonly model: string;
+  /** The attribute's API name. */
+  readonly field: string;
+  readonly required?: true;
+  readonly enum?: readonly string[];
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** A column whose rules changed (no SQL): `was` is its name before the migration; null rules: not recorded. */
+export interface RuleChange {
+  readonly table: string;
+  readonly column: string;
+  readonly was: string;
+  readonly from: ColumnRules | null;
+  readonly to: ColumnRules | null;
+}
+
+/**
+ * A rule a migration brings that existing rows may break, counted before it runs (database/row-check-run.ts).
+ * Plain JSON: a generated migration carries its checks (`exports.checks`). `columns`: names before the
+ * migration; none for `required` on a column the migration adds (every row has no value).
+ */
+export type RowCheck =
+  | { readonly rule: 'required'; readonly model: string; readonly field: string; readonly table: string; readonly columns: readonly string[] }
+  | { readonly rule: 'unique'; readonly model: string; readonly field: string; readonly table: string; readonly columns: readonly string[] }
+  | { readonly rule: 'enum'; readonly model: string; readonly field: string; readonly table: string; readonly columns: readonly string[]; readonly values: readonly string[] }
+  | { readonly rule: 'minLength' | 'maxLength' | 'min' | 'max'; readonly model: string; readonly field: string; readonly table: string; readonly columns: readonly string[]; readonly limit: number };
 
 export interface IndexDef {
   readonly name: string;
@@ -59,4 +99,6 @@ export interface SchemaDiff {
   readonly ops: readonly MigrationOp[];
   /** Human-readable reasons an operation may lose data (drop table/column, type change). */
   readonly destructive: readonly string[];
+  /** Columns whose rules changed; a migration is written for them even with no operation. */
+  readonly rules: readonly RuleChange[];
 }

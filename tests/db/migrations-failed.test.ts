@@ -1,10 +1,10 @@
 /**
  * A start whose generated migration cannot be applied (a field made unique over rows holding the same
- * value): the start stops with one line naming the model file, the database's reason and what to do; the
- * migration is rolled back (SQLite, PostgreSQL: its transaction; MariaDB: its completed steps undone) and
- * its file removed, so the next start diffs against the last applied migration again: undoing the YAML
- * writes nothing, fixing the data applies the change. A failing hand-written migration keeps its file and
- * stops the start with one line too.
+ * value): the rows are counted before it changes anything (database/row-check-run.ts), and the start stops
+ * with one line naming the model file, the rule the rows break, their ids and what to do; nothing was
+ * changed and its file is removed, so the next start diffs against the last applied migration again:
+ * undoing the YAML writes nothing, fixing the data applies the change. A failing hand-written migration
+ * keeps its file and stops the start with one line too.
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
@@ -104,9 +104,8 @@ for (const dialect of DIALECTS) {
       expect(code, stderr).to.not.equal(0);
       expect(stderr, 'a stack trace').to.not.match(/^\s+at /m);
       expect(stderr.trim().split('\n'), stderr).to.have.length(1);
-      expect(stderr).to.match(/^error: the change to .*models\/widget\.yaml could not be applied: existing rows hold duplicate values of code; /);
-      expect(stderr).to.match(/fix the data or the YAML, then start again$/m);
-      expect(stderr).to.match(dialect === 'mysql' ? /MariaDB\/MySQL commits schema changes as it runs/ : /rolled back/);
+      expect(stderr).to.match(/^error: the change to .*models\/widget\.yaml was not applied: existing rows break its new rules \(widget\.code is now unique: 2 rows share a value \(ids 1, 2\)\); nothing was changed /);
+      expect(stderr).to.match(/fix those rows or relax the model, then start again$/m);
       await expectNothingApplied();
     });
 
@@ -117,7 +116,7 @@ for (const dialect of DIALECTS) {
       );
       expect(failed).to.be.instanceOf(Error);
       expect((failed as Error).name).to.equal('MigrationFailedError');
-      expect((failed as Error).message).to.match(/widget\.yaml could not be applied: existing rows hold duplicate values of code; /);
+      expect((failed as Error).message).to.match(/widget\.yaml was not applied: existing rows break its new rules \(widget\.code is now unique: 2 rows share a value/);
       await expectNothingApplied();
     });
 

@@ -100,7 +100,7 @@ export async function startTestApp(dialect: TestDialect, opts: TestAppOptions = 
   const deps = boot(config, opts.plugins ?? enabledPlugins(), opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
   let server: Server | null = null;
   try {
-    await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false, defaultLocale: config.locales.defaultLocale });
+    await prepareSchema(deps.db, deps.registry, { dir: config.migrationsDir, autoMigrate: true, allowDestructive: false, defaultLocale: config.locales.defaultLocale, log: deps.log });
     for (const p of deps.plugins) await p.bootstrap?.(deps);
     server = await listen(createApp(deps), 0, '127.0.0.1', httpTimeouts(config.http));
   } catch (e) {
