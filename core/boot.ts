@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Knex } from 'knex';
 import type { Config } from '../config/schema';
-import { connect } from '../database/connect';
+import { connect, type DbLogger } from '../database/connect';
 import { createEventPipeline, type EventPipeline } from './events/pipeline';
 import { createResponseCache, type ResponseCache } from './cache/response-cache';
 import { eventRecordReader } from './records/record-reader';
@@ -54,9 +54,10 @@ export function createLogger(config: Config, buffered = false): Logger {
  * Loads the registry (RegistryError on a bad model), connects and wires the event pipeline (the record
  * reader, each plugin's `events` hook); the schema is not touched here.
  */
-export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config)): Booted {
+/** `dbLog`: where knex's own warnings go (default `log`; the CLI sends them to debug: its one error line says it). */
+export function boot(config: Config, plugins: readonly Plugin[], log: Logger = createLogger(config), dbLog: DbLogger = log): Booted {
   const registry = loadRegistry(modelSources(config, plugins), config.rootDir, reservedModelNames(plugins));
-  const { db, dialect, readDb } = connect(config.database, { log, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders, poolMax: config.poolMax });
+  const { db, dialect, readDb } = connect(config.database, { log: dbLog, queryTimeoutMs: config.query.timeoutMs, sqliteReaders: config.sqliteReaders, poolMax: config.poolMax });
   const events = createEventPipeline(config, db, dialect, log, readDb);
   // Plugins' own hard deletes announce what their foreign keys change, as the record service's deletes do.
   const foreignKeyEvents = foreignKeyEventsOf(registry, dialect, events);

@@ -30,6 +30,8 @@ export interface FailedRun {
   readonly failed: string | null;
   /** The migrations still pending after the failure; null: not known. */
   readonly pending: readonly string[] | null;
+  /** What to do once fixed (default: `start again`; the CLI's migrate:latest: run it again). */
+  readonly retry?: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function failedStart(db: Knex, registry: Registry, run: FailedRun):
   const { made, error } = run;
   const madeName = made ? basename(made.file) : null;
   const { failed } = run;
+  const retry = run.retry ?? 'start again';
   const madeApplied = madeName !== null && run.pending !== null && !run.pending.includes(madeName);
   // Never applied (it failed, or one before it did): without it the next start diffs against the last applied one.
   if (made && !madeApplied && existsSync(made.file)) unlinkSync(made.file);
@@ -66,12 +69,26 @@ export async function failedStart(db: Knex, registry: Registry, run: FailedRun):
         `MariaDB/MySQL commits schema changes as it runs: ${undone.length > 0 ? `the steps it had made were undone (${undone.join(', ')})` : 'it had made no step that needed undoing'}` +
         `${left.length > 0 ? `, these may stay and need a look (${left.join(', ')})` : ''}; the migration written for it (${madeName}) was removed`;
     }
-    return new MigrationFailedError(`the change to ${files.join(', ')} could not be applied: ${why.reason}; ${outcome}; fix the data or the YAML, then start again`);
+    return new MigrationFailedError(`the change to ${files.join(', ')} could not be applied: ${why.reason}; ${outcome}; fix the data or the YAML, then ${retry}`);
   }
   const why = failureReason(error, dialect, registry, []);
   const outcome = dialect.undoCommittedSteps
     ? 'MariaDB/MySQL commits schema changes as it runs: its steps before the failing one stay; it is still pending'
     : 'it was rolled back and is still pending';
   const dropped = made && failed !== madeName ? `; the migration written in this start (${madeName}) was removed` : '';
-  return new MigrationFailedError(`migration ${failed} could not be applied: ${why.reason}; ${outcome}${dropped}; fix the data or the migration, then start again`);
+  return new MigrationFailedError(`migration ${failed} could not be applied: ${why.reason}; ${outcome}${dropped}; fix the data or the migration, then ${retry}`);
+}
+
+/**
+ * A rollback that failed (migrate:rollback): one line naming the migration whose `down` failed and the database's
+ * reason in plain words; `error` itself when none had begun (the database unreachable).
+ */
+export function failedRollback(db: Knex, registry: Registry, error: unknown, failed: string | null): unknown {
+  if (failed === null) return error;
+  const dialect = dialectOf(db);
+  const why = failureReason(error, dialect, registry, []);
+  const outcome = dialect.undoCommittedSteps
+    ? 'MariaDB/MySQL commits schema changes as it runs: the steps its rollback made before the failing one stay; it is still applied'
+    : 'its rollback was undone and it is still applied';
+  return new MigrationFailedError(`migration ${failed} could not be rolled back: ${why.reason}; ${outcome}; fix the data or the migration, then run \`admin-cli migrate:rollback\` again`);
 }

@@ -10,7 +10,7 @@ import { diffSchemas, snapshotOf } from './schema/diff';
 import { describeDiff, toMigrationSource } from './schema/to-migration';
 import type { MigrationOp, RowCheck, SchemaDef, SchemaDiff } from './schema/types';
 import { refuseBrokenRules } from './row-check-run';
-import { failedStart } from './failed-migration';
+import { failedRollback, failedStart } from './failed-migration';
 import { removedFieldWarning, removedMediaFields } from '../core/media/removed-fields';
 
 export class DestructiveChangeError extends Error {
@@ -59,10 +59,22 @@ export interface MadeMigration {
   readonly ops: readonly MigrationOp[];
 }
 
+/** The longest migration name: with its time stamp and `.js`, a file name every file system takes (255 bytes). */
+export const MIGRATION_NAME_MAX = 200;
+
+/** Why `name` cannot name a migration file, or null. */
+export function migrationNameProblem(name: string): string | null {
+  const shown = name.length > 40 ? `${name.slice(0, 40)}… (${name.length} characters)` : name;
+  if (name.length === 0 || name.length > MIGRATION_NAME_MAX) return `migration name "${shown}" must be 1 to ${MIGRATION_NAME_MAX} characters`;
+  if (!/^[a-z0-9_-]+$/i.test(name)) return `migration name "${shown}" may hold only letters, digits, "-" and "_"`;
+  return null;
+}
+
 /** Writes a migration for the registry's changes; null when there is nothing to do. */
 /** `defaultLocale`: DEFAULT_LOCALE, given to rows of a model that turns i18n on (issue 14; default `en`). */
 export function makeMigration(registry: Registry, dir: string, name: string, allowDestructive: boolean, now = new Date(), defaultLocale = 'en'): MadeMigration | null {
-  if (!/^[a-z0-9_-]+$/i.test(name)) throw new Error(`migration name "${name}" may hold only letters, digits, "-" and "_"`);
+  const problem = migrationNameProblem(name);
+  if (problem) throw new Error(problem);
   const diff = pendingDiff(registry, dir);
   if (diff.ops.length === 0 && diff.rules.length === 0) return null;
   if (diff.destructive.length > 0 && !allowDestructive) throw new DestructiveChangeError(diff.destructive);
@@ -107,9 +119,33 @@ export async function migrateLatest(db: Knex, dir: string, onBegin?: (file: stri
   return applied;
 }
 
-export async function migrateRollback(db: Knex, dir: string, all = false): Promise<string[]> {
-  const [, undone] = (await migrationRun(db, dir, (config) => db.migrate.rollback(config, all))) as [number, string[]];
+export async function migrateRollback(db: Knex, dir: string, all = false, onBegin?: (file: string) => void): Promise<string[]> {
+  const [, undone] = (await migrationRun(db, dir, (config) => db.migrate.rollback(config, all), onBegin)) as [number, string[]];
   return undone;
+}
+
+/**
+ * migrate:latest and migrate:rollback as the CLI runs them: a migration that fails is rolled back as the start
+ * rolls it back, and the error is a MigrationFailedError of one line (failed-migration.ts) naming it and the
+ * database's reason; an error before any migration began (the connection) is thrown as it is.
+ */
+export async function applyPending(db: Knex, registry: Registry, dir: string): Promise<string[]> {
+  let begun: string | null = null;
+  try {
+    return await migrateLatest(db, dir, (file) => (begun = file));
+  } catch (e) {
+    const status = await migrationStatus(db, dir).catch(() => null);
+    throw await failedStart(db, registry, { error: e, made: null, failed: begun, pending: status?.pending ?? null, retry: 'run `admin-cli migrate:latest` again' });
+  }
+}
+
+export async function undoApplied(db: Knex, registry: Registry, dir: string, all: boolean): Promise<string[]> {
+  let begun: string | null = null;
+  try {
+    return await migrateRollback(db, dir, all, (file) => (begun = file));
+  } catch (e) {
+    throw failedRollback(db, registry, e, begun);
+  }
 }
 
 export interface MigrationStatus {

@@ -13,6 +13,7 @@ import { S3Storage } from '../../core/media/s3';
 import { tmpDirOf } from '../../core/media/intake';
 import { MediaService } from '../../core/media/service';
 import { storageOf } from '../../core/media/storage-of';
+import { UsageError } from '../../core/errors/usage-error';
 import { cliDeps } from '../boot';
 
 /** Temporary upload files older than the grace period (left by a crash mid-upload). */
@@ -36,8 +37,8 @@ export function registerMedia(program: Command): void {
     .option('--dry-run', 'only report what would be removed')
     .option('--removed-fields', 'also remove the media of fields the models no longer have (a media attribute removed or renamed); kept otherwise')
     .action(async (opts: { grace: string; dryRun?: boolean; removedFields?: boolean }) => {
-      const minutes = Number(opts.grace);
-      if (!Number.isFinite(minutes) || minutes < 0) throw new Error('--grace: minutes, a number ≥ 0');
+      const minutes = opts.grace.trim() === '' ? Number.NaN : Number(opts.grace);
+      if (!Number.isFinite(minutes * 60_000) || minutes < 0) throw new UsageError('--grace: minutes, a number ≥ 0');
       const { config, db, registry, log } = cliDeps();
       const storage = storageOf(config, log);
       const media = new MediaService({ storage, registry, publicUrl: config.publicUrl, log });
@@ -60,9 +61,10 @@ export function registerMedia(program: Command): void {
     .option('--concurrency <n>', 'files copied at once', '4')
     .option('--remove-local', 'remove each local file once its object is verified')
     .action(async (opts: { to: string; concurrency: string; removeLocal?: boolean }) => {
-      if (opts.to !== 's3') throw new Error(`--to: "${opts.to}" is not a target (s3)`);
-      const concurrency = Number(opts.concurrency);
-      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new Error('--concurrency: a whole number from 1 to 64');
+      // refused input: exit 2, nothing copied (admin-cli/index.ts)
+      if (opts.to !== 's3') throw new UsageError(`--to: "${opts.to}" is not a target (s3)`);
+      const concurrency = /^\s*\d+\s*$/.test(opts.concurrency) ? Number(opts.concurrency) : Number.NaN;
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency: a whole number from 1 to 64');
       const { config, db, log } = cliDeps();
       if (!config.uploads.s3) throw new Error('S3_BUCKET (and the other S3_* settings) must be set to migrate to s3');
       const local = new LocalDiskStorage(config.uploadsDir);

@@ -13,7 +13,11 @@ export function registerOpenApi(program: Command): void {
       const deps = cliDeps();
       const json = `${JSON.stringify(appDocument(deps.plugins, deps), null, 2)}\n`;
       if (file) {
-        writeFileSync(file, json);
+        try {
+          writeFileSync(file, json);
+        } catch (e) {
+          throw new Error(`cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
         console.error(`wrote ${file}`);
       } else {
         process.stdout.write(json);

@@ -230,11 +230,11 @@ export const SESSION_LOCK_WAIT_S = 600;
 /**
  * Runs `fn` on one connection of a pool of its own, made from `db`'s configuration (`connection`: settings
  * replaced on it), and closes that pool after: a lock held there is not taken from `db`'s pool, which the
- * locked work uses, and ends with the connection if the process dies.
+ * locked work uses, and ends with the connection if the process dies. Its warnings go where `db`'s go (`log`).
  */
 export async function onOwnConnection<T>(db: Knex, connection: Record<string, unknown>, fn: (own: Knex, conn: unknown) => Promise<T>): Promise<T> {
   const config = db.client.config as Knex.Config;
-  const own = knex({ client: config.client, connection: { ...(config.connection as object), ...connection }, searchPath: config.searchPath, useNullAsDefault: config.useNullAsDefault, pool: { min: 0, max: 1 } });
+  const own = knex({ client: config.client, connection: { ...(config.connection as object), ...connection }, searchPath: config.searchPath, useNullAsDefault: config.useNullAsDefault, log: config.log, pool: { min: 0, max: 1 } });
   try {
     const client = own.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<unknown> };
     const conn = await client.acquireConnection();

@@ -51,7 +51,7 @@ function fieldOf(registry: Registry, table: string | null, column: string): stri
 }
 
 /** The driver's own words without the SQL knex puts before them (`alter table … - Duplicate entry …`). */
-function driverText(err: unknown): string {
+export function driverText(err: unknown): string {
   const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
   const cut = message.lastIndexOf(' - ');
   return cut >= 0 ? message.slice(cut + 3) : message;

@@ -14,7 +14,8 @@ export interface CliRun {
  * Spawned asynchronously: a synchronous spawn would freeze this process, the app's server with it, past its
  * keep-alive timeout, and the next request on a pooled socket would meet ECONNRESET.
  */
-export function runCli(app: TestApp, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** `app`: a test app, or only the environment of a database no app runs on (an unmigrated one, one that does not answer). */
+export function runCli(app: Pick<TestApp, 'env'>, args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), ...args], { env: { ...process.env, ...app.env, ...env }, timeout: 30_000 });
     let out = '';

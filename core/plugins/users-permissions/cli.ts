@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { AppError } from '../../errors/app-error';
+import { NotFoundError } from '../../errors/errors';
 import { UsageError } from '../../errors/usage-error';
 import { announce, deleteAnnounced, withFolds } from '../../plugin-api';
 import type { Registry } from '../../registry/types';
@@ -23,6 +24,26 @@ const list = (s: string | undefined): string[] => (s ?? '').split(/[,;|]/).map((
 
 function fail(message: string): never {
   throw new Error(message);
+}
+
+/** A name that names nothing (no such user, role, permission or API token): refused input, exit 2, nothing written. */
+function unknown(what: string, name: string, hint = ''): never {
+  throw new UsageError(`no ${what} ${/^\S(.*\S)?$/s.test(name) ? name : JSON.stringify(name)}${hint}`);
+}
+
+/** The option each API-token field is given by. */
+const TOKEN_OPTIONS: Readonly<Record<string, string>> = { lifetimeDays: '--days' };
+
+/**
+ * An AppError from the API's own checks: input the API answers 400, 404 or 422 is input the CLI refuses (exit 2,
+ * each field named by its option: `what` is the error's subject); anything else (409: a name already taken) exit 1.
+ */
+function rethrow(e: unknown, option: (field: string) => string = optionOf): never {
+  if (e instanceof AppError && [400, 404, 422].includes(e.status)) {
+    const fields = e.details.fields as Readonly<Record<string, readonly string[]>> | undefined;
+    throw new UsageError(fields ? `${e.message}: ${describeFields(fields, option)}` : e.message);
+  }
+  fail(describe(e));
 }
 
 /** A field's option: fullName → --full-name. */
@@ -71,11 +92,14 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       await seed(rt.store);
       // CONTRACT: authenticated is the default role of new users; `--roles ''` names none, as an empty roles cell of user:import
       const roles = list(o.roles).length > 0 ? list(o.roles) : [AUTHENTICATED];
+      const known = await rt.store.roleIds(roles);
+      const missing = roles.filter((r) => !known.has(r));
+      if (missing.length > 0) unknown(missing.length > 1 ? 'roles' : 'role', missing.join(', '));
       try {
         const id = await rt.store.createUser({ username: u.username, email: u.email, fullName: u.fullName, mobile: u.mobile, passwordHash: await rt.passwords.hash(u.password), active: true, roles, emailVerified: true });
         console.log(`created user ${id} (${u.username}) with roles ${roles.join(', ')}`);
       } catch (e) {
-        fail(describe(e));
+        rethrow(e);
       }
     });
 
@@ -99,7 +123,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     .action(async (o: { user: string; password: string }) => {
       const rt = await ready();
       checkPassword(o.password);
-      const u = (await rt.store.userBy(o.user.includes('@') ? 'email' : 'username', o.user)) ?? fail(`no user ${o.user}`);
+      const u = (await rt.store.userBy(o.user.includes('@') ? 'email' : 'username', o.user)) ?? unknown('user', o.user);
       await rt.store.updateUser(u.id, { password: await rt.passwords.hash(o.password), force_password_change: false });
       await rt.sessions.revokeAll(u.id, 'password-set-by-admin');
       console.log(`password of ${u.username} set; every session ended`);
@@ -133,7 +157,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
 
   const grant = (revoke: boolean) => async (o: { role: string; permission: string; where?: string; fields?: string; description?: string }) => {
     const rt = await ready();
-    const role = ((await rt.store.roleIds([o.role])).get(o.role)) ?? fail(`no role ${o.role}`);
+    const role = ((await rt.store.roleIds([o.role])).get(o.role)) ?? unknown('role', o.role);
     if (!revoke && (o.where !== undefined || o.fields !== undefined)) {
       // A permission on some rows or fields only (issue 16): an access rule, checked as Find checks filters.
       let where: unknown = null;
@@ -141,14 +165,16 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
         try {
           where = JSON.parse(o.where);
         } catch (e) {
-          fail(`--where is not JSON: ${(e as Error).message}`);
+          throw new UsageError(`--where is not JSON: ${(e as Error).message}`);
         }
       }
       const fields = o.fields === undefined ? null : list(o.fields);
+      // an empty list (an unset shell variable) would make a rule that shows no field: leave --fields out for every field
+      if (fields?.length === 0) refuse('access rule', { fields: ['must name at least one field (leave it out for every field)'] });
       try {
         checkRuleInput(rt.store.deps, { action: o.permission, where, fields });
       } catch (e) {
-        fail(describe(e));
+        rethrow(e);
       }
       const id = await rt.store.db.transaction(async (trx) => {
         const made = insertedId(await trx(rt.accessRules.table).insert(rt.accessRules.row(role, o.permission, where, fields, 'api', nowIso(), o.description ?? null)).returning('id'));
@@ -159,7 +185,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
       console.log(`${o.role}: ${o.permission} granted${where !== null ? ` where ${JSON.stringify(where)}` : ''}${fields ? ` on fields ${fields.join(', ')}` : ''} (access rule ${id})`);
       return;
     }
-    const perm = ((await rt.store.db(rt.store.permissions).where('action', o.permission).first('id')) as { id: number } | undefined) ?? fail(`no permission ${o.permission} (form: <model>.<${knownActions(rt.store.deps.registry).join('|')}>)`);
+    const perm = ((await rt.store.db(rt.store.permissions).where('action', o.permission).first('id')) as { id: number } | undefined) ?? unknown('permission', o.permission, ` (form: <model>.<${knownActions(rt.store.deps.registry).join('|')}>)`);
     const { table, ownerColumn, targetColumn } = rt.store.rolePermissions;
     const link = { [ownerColumn]: role, [targetColumn]: Number(perm.id) };
     const held = await rt.store.db(table).where(link).first();
@@ -214,7 +240,7 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
         console.log(`created API token ${t.id} (${t.name}, ${t.kind}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}); its secret, shown only now:`);
         console.log(t.secret);
       } catch (e) {
-        fail(describe(e));
+        rethrow(e, (f) => TOKEN_OPTIONS[f] ?? optionOf(f));
       }
     });
 
@@ -233,12 +259,13 @@ export function registerIdentityCli(program: Command, runtime: () => Promise<Run
     .description('revoke (delete) an API token by id or name')
     .action(async (idOrName: string) => {
       const rt = await ready();
-      const id = (await rt.apiTokens.idOf(idOrName)) ?? fail(`no API token ${idOrName}`);
+      const id = (await rt.apiTokens.idOf(idOrName)) ?? unknown('API token', idOrName);
       try {
         const t = await rt.apiTokens.revoke(id, null); // the CLI: the system
         console.log(`revoked API token ${t.id} (${t.name})`);
       } catch (e) {
-        fail(describe(e));
+        if (e instanceof NotFoundError) unknown('API token', idOrName); // an id no token has
+        rethrow(e);
       }
     });
 }

@@ -122,15 +122,74 @@ for (const dialect of DIALECTS) {
     it('role:grant names every action the registry knows when the permission does not exist (assignRoles too)', async () => {
       const actions = [...new Set(app.deps.registry.contentTypes.filter((m) => m.api).flatMap((m) => m.actions))];
       expect(actions).to.include('assignRoles');
-      const r = await cli('role:grant', '--role', 'authenticated', '--permission', 'user.nothing');
-      expect(r.code).to.equal(1);
-      expect(r.err).to.equal(`error: no permission user.nothing (form: <model>.<${actions.join('|')}>)\n`);
+      refused(await cli('role:grant', '--role', 'authenticated', '--permission', 'user.nothing'), `no permission user.nothing (form: <model>.<${actions.join('|')}>)`);
     });
 
     it('a usage error commander finds (a missing option) exits 2 as well', async () => {
       const r = await cli('role:create');
       expect(r.code).to.equal(2);
       expect(r.err).to.match(/^error: required option '--name <name>' not specified/);
+    });
+
+    /** Refused input of every other command: exit 2, one line naming the option, nothing on stdout (README, Admin CLI). */
+    const otherRefusals: { args: string[]; line: string }[] = [
+      { args: ['token:create', '--name', 't1', '--kind', 'bogus'], line: 'invalid API token: --kind must be one of read-only, full-access, custom' },
+      { args: ['token:create', '--name', '', '--kind', 'read-only'], line: 'invalid API token: --name is required' },
+      { args: ['token:create', '--name', '   ', '--kind', 'read-only'], line: 'invalid API token: --name is required' },
+      { args: ['token:create', '--name', 'n'.repeat(101), '--kind', 'read-only'], line: 'invalid API token: --name must be at most 100 characters' },
+      { args: ['token:create', '--name', 't2', '--kind', 'read-only', '--days', '5'], line: 'invalid API token: --days must be 7, 30, 90 or null (unlimited)' },
+      { args: ['token:create', '--name', 't3', '--kind', 'read-only', '--days', 'abc'], line: 'invalid API token: --days must be 7, 30, 90 or null (unlimited)' },
+      { args: ['token:create', '--name', 't3', '--kind', 'read-only', '--days', ' '], line: 'invalid API token: --days must be 7, 30, 90 or null (unlimited)' },
+      { args: ['token:create', '--name', 't4', '--kind', 'custom'], line: 'invalid API token: --permissions must be a non-empty array of <model>.<action> names for kind custom' },
+      { args: ['token:create', '--name', 't5', '--kind', 'custom', '--permissions', 'nope.find'], line: 'invalid API token: --permissions unknown permission nope.find (form: <model>.<action>, as GET /api/permission lists them)' },
+      { args: ['token:create', '--name', 't6', '--kind', 'read-only', '--description', 'd'.repeat(501)], line: 'invalid API token: --description must be at most 500 characters' },
+      { args: ['token:revoke', 'no-such-token'], line: 'no API token no-such-token' },
+      { args: ['token:revoke', '987654'], line: 'no API token 987654' },
+      { args: ['token:revoke', '   '], line: 'no API token "   "' },
+      { args: ['media:migrate', '--to', 'ftp'], line: '--to: "ftp" is not a target (s3)' },
+      { args: ['media:migrate', '--to', 's3', '--concurrency', '0'], line: '--concurrency: a whole number from 1 to 64' },
+      { args: ['media:migrate', '--to', 's3', '--concurrency', '65'], line: '--concurrency: a whole number from 1 to 64' },
+      { args: ['media:migrate', '--to', 's3', '--concurrency', 'abc'], line: '--concurrency: a whole number from 1 to 64' },
+      { args: ['media:migrate', '--to', 's3', '--concurrency', ' '], line: '--concurrency: a whole number from 1 to 64' },
+      { args: ['media:prune', '--grace', '-1'], line: '--grace: minutes, a number ≥ 0' },
+      { args: ['media:prune', '--grace', 'soon'], line: '--grace: minutes, a number ≥ 0' },
+      { args: ['media:prune', '--grace', ''], line: '--grace: minutes, a number ≥ 0' },
+      { args: ['user:set-password', '--user', 'nobody-here', '--password', 'nobody-pass-1'], line: 'no user nobody-here' },
+      { args: ['user:set-password', '--user', '', '--password', 'nobody-pass-1'], line: 'no user ""' },
+      { args: ['user:create', '--username', 'roleless', '--email', 'roleless@example.test', '--password', 'roleless-pass-1', '--roles', 'authenticated,no-such-role'], line: 'no role no-such-role' },
+      { args: ['role:grant', '--role', 'no-such-role', '--permission', 'institute.find'], line: 'no role no-such-role' },
+      { args: ['role:revoke', '--role', 'no-such-role', '--permission', 'institute.find'], line: 'no role no-such-role' },
+      { args: ['role:grant', '--role', 'authenticated', '--permission', 'institute.find', '--where', '{bad'], line: "--where is not JSON: Expected property name or '}' in JSON at position 1" },
+      { args: ['role:grant', '--role', 'authenticated', '--permission', 'institute.find', '--fields', 'nope'], line: 'fields: unknown field "nope" of institute' },
+      { args: ['role:grant', '--role', 'authenticated', '--permission', 'institute.find', '--fields', ' , '], line: 'invalid access rule: --fields must name at least one field (leave it out for every field)' },
+    ];
+    for (const c of otherRefusals) {
+      it(`${c.args.map((a) => (a.length > 20 ? `${a.slice(0, 8)}…(${a.length})` : JSON.stringify(a))).join(' ')}: refused (exit 2), one line`, async () => {
+        refused(await cli(...c.args), c.line);
+      });
+    }
+
+    it('role:grant --permission \'\': refused (exit 2), the empty name quoted', async () => {
+      const actions = [...new Set(app.deps.registry.contentTypes.filter((m) => m.api).flatMap((m) => m.actions))];
+      refused(await cli('role:grant', '--role', 'authenticated', '--permission', ''), `no permission "" (form: <model>.<${actions.join('|')}>)`);
+    });
+
+    it('token:create: a name of 100 characters is stored, 101 refused (exit 2); a refused token is not written', async () => {
+      const ok = await cli('token:create', '--name', 'k'.repeat(100), '--kind', 'read-only', '--days', '7');
+      expect(ok.code, ok.err).to.equal(0);
+      const list = await cli('token:list');
+      expect(list.out).to.contain('k'.repeat(100));
+      expect(list.out).to.not.contain('n'.repeat(101));
+      expect(list.out).to.not.contain('\tt5\t');
+      const revoked = await cli('token:revoke', 'k'.repeat(100));
+      expect(revoked.code, revoked.err).to.equal(0);
+      refused(await cli('token:revoke', 'k'.repeat(100)), `no API token ${'k'.repeat(100)}`);
+    });
+
+    it('openapi:export to a file it cannot write: one line, exit 1 (not the operator\'s input)', async () => {
+      const r = await cli('openapi:export', join(app.env.DATA_DIR, 'no-such-folder', 'openapi.json'));
+      expect(r.code).to.equal(1);
+      expect(r.err).to.match(/^error: cannot write .*no-such-folder\/openapi\.json \(ENOENT\)\n$/);
     });
 
     it('user:import checks each row as user:create does: every bad row reported with its line, exit 2, nobody written', async () => {

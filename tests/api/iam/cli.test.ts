@@ -96,7 +96,7 @@ for (const dialect of DIALECTS) {
       expect(seen.status, seen.text).to.equal(200);
       expect(seen.body.records.map((x: Record<string, unknown>) => [x.name, x.city, x.code])).to.deep.equal([['Clerk A', 'Springfield', undefined]]);
       const bad = await cli('role:grant', '--role', 'clerk', '--permission', 'institute.find', '--where', '{"town":{"$eq":"x"}}');
-      expect(bad.code).to.equal(1);
+      expect(bad.code, 'refused input').to.equal(2);
       expect(bad.err).to.contain('where[town]: unknown field "town" of institute');
       expect((await cli('role:grant', '--role', 'clerk', '--permission', 'institute.find', '--where', '{nope')).err).to.contain('--where is not JSON');
       const revoked = await cli('role:revoke', '--role', 'clerk', '--permission', 'institute.find');
