@@ -484,7 +484,7 @@ export class RecordService {
       const linkOwner = await loc.entryIdOf(trx, model, id);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
       await this.mustStayInside(trx, model, id, caller, 'update');
-      if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
+      if (this.deps.media) for (const key of await this.deps.media.write(trx, model, id, data, prepared, false)) obsolete.push(key);
       const record = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
       await loc.attachLocalizations(trx, model, [id], [record]);
       const answer = await this.withMedia(trx, model, id, record, data, prepared, caller);
@@ -527,11 +527,11 @@ export class RecordService {
             const working = await workingRow(trx, model, id, this.deps.dialect.rowLocks);
             const orphaned = await refuseOrphanedCopies(trx, model, id);
             for (const archived of orphaned) {
-              obsolete.push(...(await removeCopy(trx, model, archived)));
+              for (const key of await removeCopy(trx, model, archived)) obsolete.push(key);
               await repo.updateRow(trx, model, archived, { published_at: null });
             }
             const copied = await hasCopy(trx, model, id);
-            if (copied) obsolete.push(...(await removeCopy(trx, model, id)));
+            if (copied) for (const key of await removeCopy(trx, model, id)) obsolete.push(key);
             changed = copied || orphaned.length > 0 || (working?.published_at ?? null) !== null;
             if (changed) await repo.updateRow(trx, model, id, { published_at: null });
           } else {
@@ -589,7 +589,7 @@ export class RecordService {
     if (caller.publishScope) await this.mustStayInside(trx, model, id, { ...caller, scope: caller.publishScope }, 'publish');
     await refuseWithoutPublishedEntry(trx, model, row);
     try {
-      obsolete.push(...(await writeCopy(trx, model, id, row, toIsoTimestamp(this.now()))));
+      for (const key of await writeCopy(trx, model, id, row, toIsoTimestamp(this.now()))) obsolete.push(key);
       await shareToCopies(trx, model, row);
     } catch (e) {
       const err = this.translated(e, model);
@@ -900,8 +900,8 @@ export class RecordService {
       // Issue 15: the rows its foreign keys remove or set null with it (onDelete), found and read before it goes.
       const fallout = await this.cascades.before(trx, w, model, [id]);
       // Its files go too (after commit); a soft-deleted record keeps them for a recover.
-      if (hasDrafts(model)) obsolete.push(...(await removeCopy(trx, model, id)));
-      if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
+      if (hasDrafts(model)) for (const key of await removeCopy(trx, model, id)) obsolete.push(key);
+      if (this.deps.media) for (const key of await this.deps.media.removeForRecord(trx, model, id)) obsolete.push(key);
       try {
         await repo.deleteRow(trx, model, id);
       } catch (e) {
