@@ -66,12 +66,12 @@ export async function writeCopy(db: Db, model: ContentType, id: number, row: Row
   const owner = linkOwnerOf(model, row);
   for (const j of ownedJoins(model)) {
     if (owner !== id) await db(publishedTable(j.table)).where(j.ownerColumn, owner).del();
-    const links = (await db(j.table).select(j.ownerColumn, j.targetColumn).where(j.ownerColumn, owner).orderBy('id')) as Row[];
-    if (links.length > 0) await db(publishedTable(j.table)).insert(links);
+    // One INSERT … SELECT, not a multi-row INSERT of the rows read (SQLite refuses one of more than 500 rows)
+    await db.raw('INSERT INTO ?? (??, ??) SELECT ??, ?? FROM ?? WHERE ?? = ? ORDER BY ??', [publishedTable(j.table), j.ownerColumn, j.targetColumn, j.ownerColumn, j.targetColumn, j.table, j.ownerColumn, owner, 'id']);
   }
   if (mediaFields(model).length === 0) return dropped;
-  const media = (await db(MEDIA_TABLE).select([...MEDIA_COLUMNS]).where({ model: model.name, record_id: id }).orderBy('id')) as Row[];
-  if (media.length > 0) await db(PUBLISHED_MEDIA_TABLE).insert(media);
+  const m = MEDIA_COLUMNS.map(() => '??').join(', ');
+  await db.raw(`INSERT INTO ?? (${m}) SELECT ${m} FROM ?? WHERE model = ? AND record_id = ? ORDER BY id`, [PUBLISHED_MEDIA_TABLE, ...MEDIA_COLUMNS, ...MEDIA_COLUMNS, MEDIA_TABLE, model.name, id]);
   // Keys the old copy showed that the new one shows again are still named: only the others go.
   const kept = new Set(((await db(PUBLISHED_MEDIA_TABLE).select('storage_key').where({ model: model.name, record_id: id })) as Pick<MediaRow, 'storage_key'>[]).map((r) => r.storage_key));
   return dropped.filter((k) => !kept.has(k));
