@@ -8,12 +8,15 @@ import type { Knex } from 'knex';
 import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, type MediaRow } from '../media/table';
 import { mediaFields } from '../media/service';
 import { type ContentType, NOT_DELETED } from '../registry/types';
+import { ENTRY_COLUMN } from '../records/locales';
 import { linkOwnerOf } from './localized';
 import { publishedTable } from './names';
 
 type Db = Knex | Knex.Transaction;
 type Row = Record<string, unknown>;
 
+/** Ids per `IN (…)` list of linksToCopy. */
+const ID_CHUNK = 500;
 const MEDIA_COLUMNS = ['name', 'mime', 'size', 'sha256', 'storage_key', 'model', 'field', 'record_id', 'created_at'] as const;
 
 function ownedJoins(model: ContentType): { table: string; ownerColumn: string; targetColumn: string }[] {
@@ -35,6 +38,32 @@ export async function publishedLinks(db: Db, model: ContentType, owner: number):
   const out: unknown[] = [];
   for (const j of ownedJoins(model)) out.push(((await db(publishedTable(j.table)).select(j.targetColumn).where(j.ownerColumn, owner).orderBy('id')) as Row[]).map((r) => Number(r[j.targetColumn])));
   return JSON.stringify(out);
+}
+
+/**
+ * The links publishing the working rows `ids` would copy (writeCopy: each row copies its entry's owned
+ * links), counted before anything is written (WRITE_MAX_LINKS, core/records/write-limits.ts).
+ */
+export async function linksToCopy(db: Db, model: ContentType, ids: readonly number[]): Promise<number> {
+  const joins = ownedJoins(model);
+  if (joins.length === 0 || ids.length === 0) return 0;
+  const owners: number[] = [];
+  for (let at = 0; at < ids.length; at += ID_CHUNK) {
+    const piece = ids.slice(at, at + ID_CHUNK);
+    if (!model.i18n) for (const id of piece) owners.push(id);
+    else for (const row of (await db(model.table).select('id', ENTRY_COLUMN).whereIn('id', piece)) as Row[]) owners.push(linkOwnerOf(model, row));
+  }
+  const perOwner = new Map<number, number>();
+  const distinct = [...new Set(owners)];
+  for (const j of joins) {
+    for (let at = 0; at < distinct.length; at += ID_CHUNK) {
+      const rows = (await db(j.table).select(j.ownerColumn).count({ n: '*' }).whereIn(j.ownerColumn, distinct.slice(at, at + ID_CHUNK)).groupBy(j.ownerColumn)) as Row[];
+      for (const r of rows) perOwner.set(Number(r[j.ownerColumn]), (perOwner.get(Number(r[j.ownerColumn])) ?? 0) + Number(r.n));
+    }
+  }
+  let n = 0;
+  for (const owner of owners) n += perOwner.get(owner) ?? 0;
+  return n;
 }
 
 /** Removes the published copy of entry `id` (row, owned links, media rows); answers keys nothing names now. */
