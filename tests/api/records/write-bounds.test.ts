@@ -190,3 +190,39 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`write bounds: a publish of every locale counts each locale's copy of the shared links [${dialect}]`, () => {
+    let app: TestApp;
+    let labels: number[];
+
+    before(async () => {
+      app = await startTestApp(dialect, { contentTypesDir: join(ROOT, 'tests', 'fixtures', 'content-models'), env: { LOCALES: 'en,fr', DEFAULT_LOCALE: 'en', WRITE_MAX_LINKS: '4' } });
+      const made = await app.http.post('/api/label/bulk', [{ name: 'l1' }, { name: 'l2' }, { name: 'l3' }]);
+      ok(made);
+      labels = (made.body.data as Rec[]).map((r) => r.id as number);
+    });
+    after(async () => app?.close());
+
+    /** An entry in en (and fr unless `enOnly`), drafts, linked to `links` labels. */
+    async function entry(title: string, links: number[], enOnly = false): Promise<number> {
+      const en = await app.http.post('/api/page', { title, labels: links });
+      ok(en);
+      if (!enOnly) ok(await app.http.post(`/api/page/${en.body.data.id}/localizations?locale=fr`, { title: `${title} (fr)` }));
+      return en.body.data.id as number;
+    }
+
+    it('2 locales × 2 links = 4 at the limit published; one more link (5) past it: 400, nothing published', async () => {
+      const a = await entry('A', labels.slice(0, 2));
+      ok(await app.http.post(`/api/page/${a}/publish?locale=all`, {}));
+      const b = await entry('B', labels.slice(0, 2));
+      const c = await entry('C', labels.slice(2), true);
+      pastLimit(await app.http.post(`/api/page/publish/bulk?locale=all`, [b, c]), 'writeLinks', 4, 'WRITE_MAX_LINKS');
+      for (const [id, locale] of [[b, 'en'], [b, 'fr'], [c, 'en']] as const) {
+        const got = await app.http.get(`/api/page/${id}?locale=${locale}&status=published`);
+        expect(got.status, `${id} ${locale}: ${got.text}`).to.equal(404);
+      }
+      ok(await app.http.post(`/api/page/publish/bulk?locale=all`, [b]));
+    });
+  });
+}
