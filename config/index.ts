@@ -150,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     ...populateLimits(env),
     answerMaxRecords: Math.max(1, read(env, SETTINGS.answerMaxRecords)),
     answerMaxBytes: Math.max(64, read(env, SETTINGS.answerMaxBytes)),
+    writeMaxLinks: read(env, SETTINGS.writeMaxLinks),
     answerBufferMaxBytes: read(env, SETTINGS.answerBufferMaxBytes),
     query: {
       maxRelationHops: read(env, SETTINGS.queryMaxRelationHops),

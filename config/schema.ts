@@ -3,6 +3,7 @@
  * config/index.ts is the only reader of process.env.
  */
 import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/query/limits';
+import { DEFAULT_WRITE_MAX_LINKS } from '../core/records/write-limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
 import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth, SQLITE_READERS_DEFAULT } from './parse';
@@ -39,6 +40,8 @@ export interface Config {
   /** One Find / FindOne / write answer: at most this many records (populated ones counted) and bytes (413 beyond). */
   readonly answerMaxRecords: number;
   readonly answerMaxBytes: number;
+  /** Relation links one write call may write (400 beyond; core/records/write-limits.ts). */
+  readonly writeMaxLinks: number;
   /** Query cost bounds (core/query/cost.ts) and the per-statement time limit (0: none). */
   readonly query: { readonly maxRelationHops: number; readonly maxRelationScopes: number; readonly timeoutMs: number };
   /** Record requests of one caller that run at once, and that may wait for a turn (core/http/caller-gate.ts). */
@@ -209,6 +212,7 @@ export const SETTINGS = {
   populateDefaultLimit: setting('POPULATE_DEFAULT_LIMIT', '10', parsePositiveInt, 'children per parent of a to-many populate without populate[rel][limit]'),
   populateMaxLimit: setting('POPULATE_MAX_LIMIT', '100', parsePositiveInt, 'largest populate[rel][limit] honoured (larger is clamped)'),
   answerMaxRecords: setting('ANSWER_MAX_RECORDS', '50000', parsePositiveInt, 'records in one answer, populated ones counted (413 beyond)'),
+  writeMaxLinks: setting('WRITE_MAX_LINKS', String(DEFAULT_WRITE_MAX_LINKS), parsePositiveInt, 'relation links (many-to-many ids) one write call may write: every item and relation of a bulk together, a publish\'s copied links included; 400 beyond'),
   answerMaxBytes: setting('ANSWER_MAX_BYTES', '16777216', parsePositiveInt, 'bytes of one record answer (413 beyond)'),
   answerBufferMaxBytes: setting('ANSWER_BUFFER_MAX_BYTES', '268435456', parsePositiveInt, 'bytes of record read answers this node holds for clients that have not taken them yet; a read past it answers 503 (answers up to 64 KiB always go)'),
   queryMaxRelationHops: setting('QUERY_MAX_RELATION_HOPS', String(DEFAULT_MAX_RELATION_HOPS), parsePositiveInt, 'relations one filter, sort, populate-filter or group path may walk (400 beyond)'),

@@ -22,6 +22,8 @@ export type { NewEvent, StoredEvent, EventActor } from './events/types';
 export { pruneInBatches, type PruneStep } from './events/prune';
 export { announce, deleteAnnounced, type SystemChange } from './events/announce';
 export { insertedId } from './records/inserted-id';
+/** Multi-row INSERTs in pieces every database takes (SQLite refuses one of more than 500 rows). */
+export { insertRows } from '../database/dialects/insert-rows';
 
 /** Lifecycle hooks (issue 15; core/hooks/README.md). */
 export type { LifecycleHooks, BeforeContext, AfterContext } from './hooks/types';

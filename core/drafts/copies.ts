@@ -8,12 +8,15 @@ import type { Knex } from 'knex';
 import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, type MediaRow } from '../media/table';
 import { mediaFields } from '../media/service';
 import { type ContentType, NOT_DELETED } from '../registry/types';
+import { ENTRY_COLUMN } from '../records/locales';
 import { linkOwnerOf } from './localized';
 import { publishedTable } from './names';
 
 type Db = Knex | Knex.Transaction;
 type Row = Record<string, unknown>;
 
+/** Ids per `IN (…)` list of linksToCopy. */
+const ID_CHUNK = 500;
 const MEDIA_COLUMNS = ['name', 'mime', 'size', 'sha256', 'storage_key', 'model', 'field', 'record_id', 'created_at'] as const;
 
 function ownedJoins(model: ContentType): { table: string; ownerColumn: string; targetColumn: string }[] {
@@ -35,6 +38,32 @@ export async function publishedLinks(db: Db, model: ContentType, owner: number):
   const out: unknown[] = [];
   for (const j of ownedJoins(model)) out.push(((await db(publishedTable(j.table)).select(j.targetColumn).where(j.ownerColumn, owner).orderBy('id')) as Row[]).map((r) => Number(r[j.targetColumn])));
   return JSON.stringify(out);
+}
+
+/**
+ * The links publishing the working rows `ids` would copy (writeCopy: each row copies its entry's owned
+ * links), counted before anything is written (WRITE_MAX_LINKS, core/records/write-limits.ts).
+ */
+export async function linksToCopy(db: Db, model: ContentType, ids: readonly number[]): Promise<number> {
+  const joins = ownedJoins(model);
+  if (joins.length === 0 || ids.length === 0) return 0;
+  const owners: number[] = [];
+  for (let at = 0; at < ids.length; at += ID_CHUNK) {
+    const piece = ids.slice(at, at + ID_CHUNK);
+    if (!model.i18n) for (const id of piece) owners.push(id);
+    else for (const row of (await db(model.table).select('id', ENTRY_COLUMN).whereIn('id', piece)) as Row[]) owners.push(linkOwnerOf(model, row));
+  }
+  const perOwner = new Map<number, number>();
+  const distinct = [...new Set(owners)];
+  for (const j of joins) {
+    for (let at = 0; at < distinct.length; at += ID_CHUNK) {
+      const rows = (await db(j.table).select(j.ownerColumn).count({ n: '*' }).whereIn(j.ownerColumn, distinct.slice(at, at + ID_CHUNK)).groupBy(j.ownerColumn)) as Row[];
+      for (const r of rows) perOwner.set(Number(r[j.ownerColumn]), (perOwner.get(Number(r[j.ownerColumn])) ?? 0) + Number(r.n));
+    }
+  }
+  let n = 0;
+  for (const owner of owners) n += perOwner.get(owner) ?? 0;
+  return n;
 }
 
 /** Removes the published copy of entry `id` (row, owned links, media rows); answers keys nothing names now. */
@@ -66,12 +95,12 @@ export async function writeCopy(db: Db, model: ContentType, id: number, row: Row
   const owner = linkOwnerOf(model, row);
   for (const j of ownedJoins(model)) {
     if (owner !== id) await db(publishedTable(j.table)).where(j.ownerColumn, owner).del();
-    const links = (await db(j.table).select(j.ownerColumn, j.targetColumn).where(j.ownerColumn, owner).orderBy('id')) as Row[];
-    if (links.length > 0) await db(publishedTable(j.table)).insert(links);
+    // One INSERT … SELECT, not a multi-row INSERT of the rows read (SQLite refuses one of more than 500 rows)
+    await db.raw('INSERT INTO ?? (??, ??) SELECT ??, ?? FROM ?? WHERE ?? = ? ORDER BY ??', [publishedTable(j.table), j.ownerColumn, j.targetColumn, j.ownerColumn, j.targetColumn, j.table, j.ownerColumn, owner, 'id']);
   }
   if (mediaFields(model).length === 0) return dropped;
-  const media = (await db(MEDIA_TABLE).select([...MEDIA_COLUMNS]).where({ model: model.name, record_id: id }).orderBy('id')) as Row[];
-  if (media.length > 0) await db(PUBLISHED_MEDIA_TABLE).insert(media);
+  const m = MEDIA_COLUMNS.map(() => '??').join(', ');
+  await db.raw(`INSERT INTO ?? (${m}) SELECT ${m} FROM ?? WHERE model = ? AND record_id = ? ORDER BY id`, [PUBLISHED_MEDIA_TABLE, ...MEDIA_COLUMNS, ...MEDIA_COLUMNS, MEDIA_TABLE, model.name, id]);
   // Keys the old copy showed that the new one shows again are still named: only the others go.
   const kept = new Set(((await db(PUBLISHED_MEDIA_TABLE).select('storage_key').where({ model: model.name, record_id: id })) as Pick<MediaRow, 'storage_key'>[]).map((r) => r.storage_key));
   return dropped.filter((k) => !kept.has(k));

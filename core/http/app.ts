@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     validators,
     hashPassword: passwordHasher(config.iam.bcryptCost),
     ...recordReadOptions(config),
+    writeMaxLinks: config.writeMaxLinks,
     media,
     events: events ?? null,
     hooks: lifecycleHooks(plugins, pluginDeps),

@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { insertRows } from '../../database/dialects/insert-rows';
 import { ValidationError } from '../errors/errors';
 import { toIsoTimestamp } from '../registry/attribute-kinds';
 import type { ContentType, MediaAttribute, Registry } from '../registry/types';
@@ -174,10 +175,10 @@ export class MediaService {
       if (!field.multiple && total > 1) add(errors, field.name, 'takes a single file');
       if (total > MAX_FILES_PER_FIELD) add(errors, field.name, `holds at most ${MAX_FILES_PER_FIELD} files`);
       if (removed.length > 0) await trx(MEDIA_TABLE).whereIn('id', removed.map((r) => r.id)).del();
-      obsolete.push(...removed.map((r) => r.storage_key));
+      for (const r of removed) obsolete.push(r.storage_key);
       const at = toIsoTimestamp(this.now());
       if (uploads.length > 0) {
-        await trx(MEDIA_TABLE).insert(uploads.map((u) => ({ name: u.name, mime: u.mime, size: u.size, sha256: u.sha256, storage_key: u.key, model: model.name, field: field.name, record_id: recordId, created_at: at })));
+        await insertRows(trx, MEDIA_TABLE, uploads.map((u) => ({ name: u.name, mime: u.mime, size: u.size, sha256: u.sha256, storage_key: u.key, model: model.name, field: field.name, record_id: recordId, created_at: at })));
       }
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(`invalid ${model.name} files`, errors);

@@ -112,7 +112,7 @@ function pruneUnreachable(doc: OpenApiDocument): void {
   const queue: unknown[] = [doc.paths];
   while (queue.length > 0) {
     const v = queue.pop();
-    if (Array.isArray(v)) queue.push(...v);
+    if (Array.isArray(v)) for (const x of v) queue.push(x);
     else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
         if (k === '$ref' && typeof x === 'string' && !reached.has(x)) {

@@ -5,7 +5,7 @@
  */
 import { localeParameter } from './locales';
 import { DRAFT_ROUTES } from '../drafts/routes';
-import { MAX_BULK_ITEMS } from '../records/service';
+import { MAX_BULK_IDS } from '../records/write-limits';
 import type { ContentType, Registry } from '../registry/types';
 import { modelNames } from './model-schemas';
 import { BEARER, DEFAULT_ERROR, type ErrorResponseName, errorStatus } from './shared';
@@ -76,7 +76,7 @@ export function draftPaths(model: ContentType, tag: string): Record<string, Reco
       post: {
         operationId: `${verb}${r.bulk ? 'Many' : ''}${p}`,
         summary: `${r.unpublish ? 'Unpublish' : 'Publish'} ${r.bulk ? 'many' : 'a'} ${model.name} record${r.bulk ? 's' : ''}`,
-        description: `${what} Needs \`${model.name}.publish\`.${r.bulk ? ` Bulk: one transaction, at most ${MAX_BULK_ITEMS} ids; one unknown id (404) or conflict fails the call and nothing changes; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.` : ''}`,
+        description: `${what} Needs \`${model.name}.publish\`.${r.bulk ? ` Bulk: one transaction, at most ${MAX_BULK_IDS} ids; one unknown id (404) or conflict fails the call and nothing changes; a lifecycle hook's refusal fails it with the hook's status, details.errors naming the id's index.` : ''}`,
         tags: [tag],
         security: [{ [BEARER]: [] }],
         ...(r.bulk

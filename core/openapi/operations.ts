@@ -3,7 +3,7 @@
  * Each route is looked up by `<method> <path>`; a route without an entry here stops the build.
  */
 import { RECORD_ROUTES } from '../records/routes';
-import { MAX_BULK_ITEMS } from '../records/service';
+import { MAX_BULK_ITEMS } from '../records/write-limits';
 import type { ContentType, Registry } from '../registry/types';
 import { EXAMPLE_CREATED_BY, EXAMPLE_UPDATED_BY, recordExample, writeExample } from './examples';
 import { hasMedia, modelNames } from './model-schemas';

@@ -1,6 +1,6 @@
 /** Components every model and plugin shares: spec 7 errors, list meta, media, user summaries, bearer auth. */
 import { OPENAPI_REFS } from '../plugin-api';
-import { MAX_BULK_ITEMS } from '../records/service';
+import { MAX_BULK_IDS } from '../records/write-limits';
 import { type OpenApiComponents, type Schema, schemaRef } from './types';
 
 const lastSegment = (r: string): string => r.slice(r.lastIndexOf('/') + 1);
@@ -143,9 +143,9 @@ function sharedSchemas(): Record<string, Schema> {
     },
     IdList: {
       type: 'array',
-      description: `Record ids (bulk delete / recover), at most ${MAX_BULK_ITEMS}, each once.`,
+      description: `Record ids (bulk delete / recover), at most ${MAX_BULK_IDS}, each once.`,
       minItems: 1,
-      maxItems: MAX_BULK_ITEMS,
+      maxItems: MAX_BULK_IDS,
       uniqueItems: true,
       items: { type: 'integer', minimum: 1 },
       examples: [[1, 2]],

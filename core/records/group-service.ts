@@ -95,11 +95,12 @@ export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQue
   if (!g.populateGroup) return result;
 
   const r = q.records;
-  const found: Row[] = [];
+  let found: Row[] = [];
   if (groups.length > 0 && r.limit > 0) {
     const select = withLinks(r.select, r.populate);
     const keys = rows.map((row) => g.keys.map((_, i) => row[groupKeyColumn(i)]));
-    found.push(...((await compileGroupRecords(db, dialect, src, g, { select, sort: r.sort, joins: r.joins, limit: r.limit, offset: r.offset }, keys)) as Row[]));
+    // assigned, not push(...rows): rows past ~120,000 would pass the call stack's limit as arguments
+    found = (await compileGroupRecords(db, dialect, src, g, { select, sort: r.sort, joins: r.joins, limit: r.limit, offset: r.offset }, keys)) as Row[];
   }
   // One serialization (and one populate query per relation level) for the records of every group.
   const serialized = await serializeWithPopulate(db, dialect, found, r.select, r.populate, budget);

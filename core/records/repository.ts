@@ -1,6 +1,7 @@
 /** knex reads and writes for one model; calls the compilers; knows nothing of HTTP. */
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
+import { insertRows } from '../../database/dialects/insert-rows';
 import type { SoftDeleteScope } from '../query/ast';
 import { BASE_ALIAS, type CheckedFilter, type CheckedQuery, type SelectedField, proveTable } from '../query/checked';
 import { applySoftDeleteScope, compileCount, compileList, filteredBase, selectColumns } from '../query/compile-list';
@@ -116,5 +117,6 @@ export async function setLinks(db: Db, rel: RelationAttribute, ownerId: number, 
   if (!rel.joinTable) return;
   const { table, ownerColumn, targetColumn } = rel.joinTable;
   await db(table).where(ownerColumn, ownerId).del();
-  if (targetIds.length > 0) await db(table).insert(targetIds.map((t) => ({ [ownerColumn]: ownerId, [targetColumn]: t })));
+  // in pieces: SQLite refuses one INSERT of more than 500 rows (a relation takes 1,000 ids)
+  await insertRows(db, table, targetIds.map((t) => ({ [ownerColumn]: ownerId, [targetColumn]: t })));
 }

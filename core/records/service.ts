@@ -39,14 +39,14 @@ import { type Write, WriteEffects } from './write-effects';
 import { CascadeEvents } from './cascade-events';
 
 import { annotate, annotatePopulated, versionRead } from '../drafts/annotate';
-import { hasCopy, inSync, mirrorSoftDelete, publishedLinks, removeCopy, workingRow, writeCopy } from '../drafts/copies';
+import { hasCopy, inSync, linksToCopy, mirrorSoftDelete, publishedLinks, removeCopy, workingRow, writeCopy } from '../drafts/copies';
+import { relationIdsDetails } from '../validation/relation-ids';
+import { checkLinks, DEFAULT_WRITE_MAX_LINKS, linksOf, MAX_BULK_IDS, MAX_BULK_ITEMS, tooManyIds, tooManyItems } from './write-limits';
 import { type Version, hasDrafts } from '../drafts/names';
 import { publishedView } from '../drafts/view';
 import { otherPublishedLocales, refuseOrphanedCopies, refuseWithoutPublishedEntry, shareToCopies } from '../drafts/localized';
 import { publishPlan } from '../drafts/publish-plan';
 
-/** Largest array a bulk call takes. */
-export const MAX_BULK_ITEMS = 1000;
 
 export interface RecordServiceDeps {
   readonly db: Knex;
@@ -62,6 +62,8 @@ export interface RecordServiceDeps {
   readonly populateMaxLimit?: number;
   /** Records in one read answer, populated ones counted (ANSWER_MAX_RECORDS); unset: no bound. */
   readonly answerMaxRecords?: number;
+  /** Relation links one write call may write, published copies' included (WRITE_MAX_LINKS; write-limits.ts). */
+  readonly writeMaxLinks?: number;
   /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); limits.ts defaults when absent. */
   readonly cost?: CostBounds;
   readonly now?: () => Date;
@@ -157,7 +159,7 @@ async function beforeAt(index: number | null, w: Write, ...args: Parameters<Writ
 
 export function parseIdList(body: unknown): number[] {
   if (!Array.isArray(body) || body.length === 0) throw new BadRequestError('the body must be a non-empty JSON array of record ids');
-  if (body.length > MAX_BULK_ITEMS) throw new BadRequestError(`at most ${MAX_BULK_ITEMS} ids per call`);
+  if (body.length > MAX_BULK_IDS) throw tooManyIds(body.length);
   const ids = body.map((v, i) => {
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new BadRequestError(`item ${i}: ${JSON.stringify(v)} is not a record id (a positive integer)`);
     return v;
@@ -180,6 +182,7 @@ async function actOnce(targets: readonly LocaleTargets[], act: (row: number, ind
 
 export class RecordService {
   private readonly now: () => Date;
+  private readonly writeMaxLinks: number;
   private readonly writeBack: WriteBack;
   private readonly effects: WriteEffects;
   /** What hard deletes' foreign keys change elsewhere (onDelete cascade / set null), to announce it: planned at boot. */
@@ -190,6 +193,7 @@ export class RecordService {
 
   constructor(private readonly deps: RecordServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.writeMaxLinks = deps.writeMaxLinks ?? DEFAULT_WRITE_MAX_LINKS;
     this.writeBack = new WriteBack(deps.registry, deps.dialect);
     this.publishedBack = new WriteBack(publishedView(deps.registry), deps.dialect);
     this.effects = new WriteEffects(deps.events ?? null, deps.hooks ?? null, (trx, model, id, scope) => this.findOneAnswer(trx, model, id, scope), (model) => this.findOneQuery(model));
@@ -398,6 +402,7 @@ export class RecordService {
    */
   async create(model: ContentType, body: unknown, caller: Caller, files: readonly IncomingFile[] = [], locale: string | null = null, publish = false): Promise<ApiRecord> {
     const data = this.validators(model).check(body, 'create');
+    checkLinks(linksOf(model, data) * (publish ? 2 : 1), this.writeMaxLinks);
     const prepared = await this.prepareFiles(model, files);
     const by = { createdBy: createdBy(caller.actor), updatedBy: updatedBy(caller.actor) };
     if (!model.i18n && !hasDrafts(model) && this.isSingleStatement(model, data, 'create', prepared) && !caller.scope?.root) {
@@ -424,14 +429,19 @@ export class RecordService {
   async createMany(model: ContentType, body: unknown, caller: Caller, locale: string | null = null, publish = false): Promise<ApiRecord[]> {
     const { actor } = caller;
     if (!Array.isArray(body) || body.length === 0) throw new BadRequestError('the body must be a non-empty JSON array of records');
-    if (body.length > MAX_BULK_ITEMS) throw new BadRequestError(`at most ${MAX_BULK_ITEMS} records per bulk call`);
+    if (body.length > MAX_BULK_ITEMS) throw tooManyItems(body.length);
     const v = this.validators(model);
     const errors = body.flatMap((item, index) => {
       const fields = v.errors(item, 'create');
       return fields ? [{ index, fields }] : [];
     });
-    if (errors.length > 0) throw new ValidationError(`invalid ${model.name} records at ${errors.map((e) => e.index).join(', ')}`, mergedItemFields(errors), { errors });
+    if (errors.length > 0) {
+      const fields = mergedItemFields(errors);
+      throw new ValidationError(`invalid ${model.name} records at ${errors.map((e) => e.index).join(', ')}`, fields, { ...relationIdsDetails(fields), errors });
+    }
     const items = body.map((item) => v.check(item, 'create'));
+    // a create that publishes writes each link twice: the draft's and the published copy's
+    checkLinks(items.reduce((n, data) => n + linksOf(model, data), 0) * (publish ? 2 : 1), this.writeMaxLinks);
     const w = this.effects.start(actor);
     const records = await this.transaction(model, async (trx) => {
       const out: ApiRecord[] = [];
@@ -459,6 +469,7 @@ export class RecordService {
   async update(model: ContentType, id: number, body: unknown, mode: Exclude<WriteMode, 'create'>, caller: Caller, files: readonly IncomingFile[] = []): Promise<ApiRecord> {
     const { actor, unreadable } = caller;
     const data = this.validators(model).check(body, mode);
+    checkLinks(linksOf(model, data), this.writeMaxLinks);
     const prepared = await this.prepareFiles(model, files);
     const stamp = (row: Row): Row => Object.assign(row, { updated_at: toIsoTimestamp(this.now()), updated_by_id: authorOf(actor)?.id ?? null });
     if (!model.i18n && this.isSingleStatement(model, data, mode, prepared) && !caller.scope?.root) {
@@ -484,7 +495,7 @@ export class RecordService {
       const linkOwner = await loc.entryIdOf(trx, model, id);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
       await this.mustStayInside(trx, model, id, caller, 'update');
-      if (this.deps.media) obsolete.push(...(await this.deps.media.write(trx, model, id, data, prepared, false)));
+      if (this.deps.media) for (const key of await this.deps.media.write(trx, model, id, data, prepared, false)) obsolete.push(key);
       const record = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
       await loc.attachLocalizations(trx, model, [id], [record]);
       const answer = await this.withMedia(trx, model, id, record, data, prepared, caller);
@@ -511,6 +522,8 @@ export class RecordService {
       await this.allExist(trx, model, list, 'active');
       // issue 16: every row the call touches is inside the caller's publish rule, or nothing changes (404)
       const plan = await publishPlan(trx, this.deps.dialect, model, list, locale, unpublish, this.writeRule(model, caller));
+      // before anything is written: the links the copies would take (WRITE_MAX_LINKS)
+      if (!unpublish) checkLinks(await linksToCopy(trx, model, plan.flatMap((p) => p.rows)), this.writeMaxLinks);
       const out: ApiRecord[] = [];
       const view = publishedView(this.deps.registry).get(model.name) as ContentType;
       // issue 15: other locales' published copies a publish changed (shared values, links): their record.publish
@@ -527,11 +540,11 @@ export class RecordService {
             const working = await workingRow(trx, model, id, this.deps.dialect.rowLocks);
             const orphaned = await refuseOrphanedCopies(trx, model, id);
             for (const archived of orphaned) {
-              obsolete.push(...(await removeCopy(trx, model, archived)));
+              for (const key of await removeCopy(trx, model, archived)) obsolete.push(key);
               await repo.updateRow(trx, model, archived, { published_at: null });
             }
             const copied = await hasCopy(trx, model, id);
-            if (copied) obsolete.push(...(await removeCopy(trx, model, id)));
+            if (copied) for (const key of await removeCopy(trx, model, id)) obsolete.push(key);
             changed = copied || orphaned.length > 0 || (working?.published_at ?? null) !== null;
             if (changed) await repo.updateRow(trx, model, id, { published_at: null });
           } else {
@@ -589,7 +602,7 @@ export class RecordService {
     if (caller.publishScope) await this.mustStayInside(trx, model, id, { ...caller, scope: caller.publishScope }, 'publish');
     await refuseWithoutPublishedEntry(trx, model, row);
     try {
-      obsolete.push(...(await writeCopy(trx, model, id, row, toIsoTimestamp(this.now()))));
+      for (const key of await writeCopy(trx, model, id, row, toIsoTimestamp(this.now()))) obsolete.push(key);
       await shareToCopies(trx, model, row);
     } catch (e) {
       const err = this.translated(e, model);
@@ -900,8 +913,8 @@ export class RecordService {
       // Issue 15: the rows its foreign keys remove or set null with it (onDelete), found and read before it goes.
       const fallout = await this.cascades.before(trx, w, model, [id]);
       // Its files go too (after commit); a soft-deleted record keeps them for a recover.
-      if (hasDrafts(model)) obsolete.push(...(await removeCopy(trx, model, id)));
-      if (this.deps.media) obsolete.push(...(await this.deps.media.removeForRecord(trx, model, id)));
+      if (hasDrafts(model)) for (const key of await removeCopy(trx, model, id)) obsolete.push(key);
+      if (this.deps.media) for (const key of await this.deps.media.removeForRecord(trx, model, id)) obsolete.push(key);
       try {
         await repo.deleteRow(trx, model, id);
       } catch (e) {

@@ -11,6 +11,7 @@ import { ATTRIBUTE_KINDS, INT4_MAX } from '../registry/attribute-kinds';
 import { linearRegExp } from '../registry/linear-pattern';
 import { type ContentType, type Registry, SYSTEM_FIELDS } from '../registry/types';
 import { formatErrors } from './format-errors';
+import { MAX_RELATION_IDS, RELATION_IDS_MESSAGE, relationIdsDetails } from './relation-ids';
 import { fieldTextProblems } from './storable-text';
 
 export type WriteMode = 'create' | 'put' | 'patch';
@@ -50,7 +51,7 @@ export function writeSchema(model: ContentType, registry: Registry, mode: WriteM
           anyOf.push(...[a.idField, a.userKeyField].filter((f): f is string => f !== null).map((f) => ({ required: [f] })));
         }
       } else if (a.joinTable) {
-        properties[a.name] = { type: 'array', uniqueItems: true, maxItems: 1000, items: RECORD_ID };
+        properties[a.name] = { type: 'array', uniqueItems: true, maxItems: MAX_RELATION_IDS, items: RECORD_ID };
       }
     } else if (a.kind === 'media' && !a.private) {
       // Files come as multipart parts; in JSON a media field is the list of its file ids to keep (null: none).
@@ -111,6 +112,12 @@ export function compileValidators(model: ContentType, registry: Registry): Model
       for (const a of model.attributes) if (a.kind === 'relation' && a.required && a.idField) fields.set(a.idField, [`is required (or ${a.userKeyField ?? a.idField})`]);
     }
     for (const [name, messages] of valueProblems(clean, refused)) fields.set(name, [...(fields.get(name) ?? []), ...messages]);
+    // Too many ids: our words, naming the limit, instead of ajv's "must NOT have more than 1000 items"
+    for (const a of model.attributes) {
+      const ids = a.kind === 'relation' && a.joinTable && Object.hasOwn(clean, a.name) ? clean[a.name] : undefined;
+      if (!Array.isArray(ids) || ids.length <= MAX_RELATION_IDS) continue;
+      fields.set(a.name, [RELATION_IDS_MESSAGE, ...(fields.get(a.name) ?? []).filter((m) => !/^must NOT have more than \d+ items$/.test(m))]);
+    }
     return fields.size > 0 ? Object.fromEntries(fields) : null;
   };
   return {
@@ -118,7 +125,7 @@ export function compileValidators(model: ContentType, registry: Registry): Model
     errors,
     check(body, mode) {
       const fields = errors(body, mode);
-      if (fields) throw new ValidationError(`invalid ${model.name}`, fields);
+      if (fields) throw new ValidationError(`invalid ${model.name}`, fields, relationIdsDetails(fields));
       return strip(body);
     },
   };

@@ -7,6 +7,7 @@
  */
 import type { MigrationOp, TableDef } from './types';
 import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE } from '../../core/media/table';
+import { INSERT_CHUNK_ROWS } from '../dialects/insert-rows';
 
 const q = (v: unknown): string => JSON.stringify(v);
 
@@ -63,7 +64,7 @@ export function publishHelpers(): string[] {
     '    for (const row of rows) {',
     `      const published = await knex(${q(PUBLISHED_MEDIA_TABLE)}).select(media).where({ model, record_id: row.id }).orderBy('id');`,
     `      await knex(${q(MEDIA_TABLE)}).where({ model, record_id: row.id }).del();`,
-    `      if (published.length > 0) await knex(${q(MEDIA_TABLE)}).insert(published);`,
+    `      for (let at = 0; at < published.length; at += ${INSERT_CHUNK_ROWS}) await knex(${q(MEDIA_TABLE)}).insert(published.slice(at, at + ${INSERT_CHUNK_ROWS}));`,
     '    }',
     '  }',
     '}',
@@ -74,7 +75,7 @@ export function publishHelpers(): string[] {
     '  for (const owner of owners) {',
     '    await knex(table).where(ownerColumn, owner).del();',
     '    const mine = rows.filter((r) => r[ownerColumn] === owner);',
-    '    if (mine.length > 0) await knex(table).insert(mine);',
+    `    for (let at = 0; at < mine.length; at += ${INSERT_CHUNK_ROWS}) await knex(table).insert(mine.slice(at, at + ${INSERT_CHUNK_ROWS}));`,
     '  }',
     '}',
   ];

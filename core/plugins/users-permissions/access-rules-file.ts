@@ -25,7 +25,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AppError } from '../../errors/app-error';
-import { announce, deleteAnnounced, withFolds } from '../../plugin-api';
+import { announce, deleteAnnounced, insertRows, withFolds } from '../../plugin-api';
 import { type AccessRuleStore, checkRuleInput } from './access-rules';
 import type { IdentityStore } from './store';
 import { insertedId, nowIso } from './util';
@@ -188,7 +188,7 @@ export async function applyAccessRulesFile(store: IdentityStore, rules: AccessRu
     const ids = await store.roleIds(names, trx);
     const missing = names.filter((n) => !ids.has(n));
     if (missing.length) {
-      await trx(store.roles).insert(missing.map((name) => withFolds(store.roleModel, { created_at: now, updated_at: now, name, description: `Declared in ${path}` })));
+      await insertRows(trx, store.roles, missing.map((name) => withFolds(store.roleModel, { created_at: now, updated_at: now, name, description: `Declared in ${path}` })));
       for (const [n, id] of await store.roleIds(missing, trx)) ids.set(n, id);
       appended += await announce(events, trx, 'record.create', store.roleModel.name, missing.map((n) => ids.get(n) as number));
     }

@@ -21,7 +21,7 @@
  * take turns, and the second finds the roles, permissions and grants there and writes nothing (without it,
  * both read "no role yet" and the second failed its start on the unique role name or permission).
  */
-import { announce, withFolds } from '../../plugin-api';
+import { announce, insertRows, withFolds } from '../../plugin-api';
 import { PERMISSION_ROLES } from '../../registry/types';
 import type { Db, IdentityStore } from './store';
 import { nowIso } from './util';
@@ -50,7 +50,7 @@ export async function seed(store: IdentityStore): Promise<void> {
     const haveRoles = new Set(((await trx(store.roles).select('name')) as { name: string }[]).map((r) => r.name));
     const missingRoles = ROLES.filter((r) => !haveRoles.has(r.name));
     if (missingRoles.length) {
-      await trx(store.roles).insert(missingRoles.map((r) => withFolds(store.roleModel, { ...stamp, name: r.name, description: r.description })));
+      await insertRows(trx, store.roles, missingRoles.map((r) => withFolds(store.roleModel, { ...stamp, name: r.name, description: r.description })));
       const ids = await store.roleIds(missingRoles.map((r) => r.name), trx);
       appended += await announce(store.deps.events, trx, 'record.create', store.roleModel.name, missingRoles.map((r) => ids.get(r.name) as number));
     }
@@ -59,7 +59,7 @@ export async function seed(store: IdentityStore): Promise<void> {
     const wanted = api.flatMap((m) => m.actions.map((a) => `${m.name}.${a}`));
     const havePerms = new Set(((await trx(store.permissions).select('action')) as { action: string }[]).map((r) => r.action));
     const fresh = wanted.filter((w) => !havePerms.has(w));
-    if (fresh.length) await trx(store.permissions).insert(fresh.map((action) => withFolds(store.permissionModel, { ...stamp, action })));
+    await insertRows(trx, store.permissions, fresh.map((action) => withFolds(store.permissionModel, { ...stamp, action })));
 
     const permIds = new Map(((await trx(store.permissions).select('id', 'action')) as { id: number; action: string }[]).map((r) => [r.action, Number(r.id)]));
     appended += await announce(store.deps.events, trx, 'record.create', store.permissionModel.name, fresh.map((action) => permIds.get(action) as number));
@@ -92,7 +92,7 @@ async function grant(store: IdentityStore, trx: Db, roleId: number, permissionId
   const { table, ownerColumn, targetColumn } = store.rolePermissions;
   const held = new Set(((await trx(table).where(ownerColumn, roleId).select(targetColumn)) as Record<string, number>[]).map((r) => Number(r[targetColumn])));
   const rows = permissionIds.filter((p) => !held.has(p));
-  if (rows.length) await trx(table).insert(rows.map((p) => ({ [ownerColumn]: roleId, [targetColumn]: p })));
+  await insertRows(trx, table, rows.map((p) => ({ [ownerColumn]: roleId, [targetColumn]: p })));
 }
 
 async function revoke(store: IdentityStore, trx: Db, roleId: number, permissionIds: readonly number[]): Promise<void> {

@@ -1,7 +1,7 @@
 /** Users, roles and permissions in the database (knex; tables and join tables read from the registry). */
 import type { Knex } from 'knex';
 import { ConflictError } from '../../errors/errors';
-import { deleteAnnounced, type EventActor, type PluginDeps, withFolds } from '../../plugin-api';
+import { deleteAnnounced, type EventActor, insertRows, type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType, JoinTable } from '../../registry/types';
 import { bool, type IdentifierType, insertedId, normalize, normalizeMobile, nowIso } from './util';
 
@@ -166,7 +166,7 @@ export class IdentityStore {
     if (missing.length) throw new Error(`unknown role ${missing.join(', ')}`);
     const { table, ownerColumn, targetColumn } = this.userRoles;
     await db(table).where(ownerColumn, userId).del();
-    if (ids.size) await db(table).insert([...ids.values()].map((r) => ({ [ownerColumn]: userId, [targetColumn]: r })));
+    await insertRows(db, table, [...ids.values()].map((r) => ({ [ownerColumn]: userId, [targetColumn]: r })));
   }
 
   async createUser(u: NewUser, db: Db = this.db): Promise<number> {
