@@ -50,7 +50,7 @@ export async function failedStart(db: Knex, registry: Registry, run: FailedRun):
   // Refused before it began (row-check-run.ts): nothing to roll back or undo, on any database.
   if (error instanceof RowRulesError) {
     const what = `${brokenText(error.broken)}; nothing was changed`;
-    const todo = 'fix those rows or relax the model, then start again';
+    const todo = `fix those rows or relax the model, then ${retry}`;
     if (made && failed === madeName) {
       const files = modelFilesOf(registry, [...new Set(error.broken.map((b) => b.check.table))]);
       return new MigrationFailedError(`the change to ${files.join(', ')} was not applied: ${what} and the migration written for it (${madeName}) was removed; ${todo}`);

@@ -109,7 +109,7 @@ for (const dialect of DIALECTS) {
       expect(line.split('\n'), run.err).to.have.length(1);
       expect(line).to.contain(`migration ${made?.file.split('/').pop()} was not applied: existing rows break its new rules (`);
       for (const re of CASES.flatMap((c) => c.says)) expect(line).to.match(ided(re));
-      expect(line).to.match(/nothing was changed and it is still pending; fix those rows or relax the model, then run it again$/);
+      expect(line).to.match(/nothing was changed and it is still pending; fix those rows or relax the model, then run `admin-cli migrate:latest` again$/);
       expect(await state()).to.deep.equal(was);
 
       // The rows fixed: it applies, and every row keeps its values.
