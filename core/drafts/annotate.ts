@@ -30,13 +30,20 @@ export async function annotate(db: Knex | Knex.Transaction, model: ContentType, 
   }
 }
 
-/** The nested records of `records` that populate node `relation` shows (to-one: the record, to-many: the list). */
+/**
+ * The nested records of `records` that populate node `relation` shows (to-one: the record, to-many: the
+ * list), each once: a populated record is one object under every parent that shows it (100 fee types of
+ * one institute share the institute and its fee types), and listing it once per parent made 10,000
+ * entries of 100 records, level after level.
+ */
 function nestedOf(records: readonly Record<string, unknown>[], relation: string): Record<string, unknown>[] {
-  return records.flatMap((r) => {
+  const out = new Set<Record<string, unknown>>();
+  for (const r of records) {
     const v = r[relation];
-    const list = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
-    return list.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && 'id' in x);
-  });
+    const list: unknown[] = Array.isArray(v) ? v : v === null || v === undefined ? [] : [v];
+    for (const x of list) if (typeof x === 'object' && x !== null && 'id' in x) out.add(x as Record<string, unknown>);
+  }
+  return [...out];
 }
 
 /**

@@ -2,12 +2,13 @@
  * core/http/json-answer.ts: the serializer writes exactly what JSON.stringify writes, whole for a small
  * answer (WHOLE_MAX_NODES) and piece by piece past it, bounds the bytes (ANSWER_MAX_BYTES: at the limit
  * and one byte past, multi-byte characters counted as bytes) either way, and yields to the event loop
- * while it works on a large answer.
+ * while it works on a large answer: long strings (text fields) are cut into pieces, never inside a
+ * surrogate pair, and give the same text as JSON.stringify.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { jsonAnswer, WHOLE_MAX_NODES } from '../../../core/http/json-answer';
+import { jsonAnswer, LONG_STRING_CHARS, WHOLE_MAX_CHARS, WHOLE_MAX_NODES } from '../../../core/http/json-answer';
 import { AnswerTooLargeError } from '../../../core/errors/errors';
 
 const text = async (body: unknown, max = Number.POSITIVE_INFINITY, afterWrite = false): Promise<string> => {
@@ -18,6 +19,34 @@ const text = async (body: unknown, max = Number.POSITIVE_INFINITY, afterWrite = 
 };
 
 const record = (i: number): Record<string, unknown> => ({ id: i, name: `n${i}`, city: null, score: 1.5, flag: true, meta: { a: [1, { b: 'x' }] } });
+
+
+/** Characters JSON escapes or UTF-8 writes in several bytes, lone surrogates and pairs among them. */
+const AWKWARD = ['"', '\\', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', 'é', '€', '😀', '\ud83d', '\ude00', 'a', '/', '<', ' '];
+const awkwardString = (maxLength: number): fc.Arbitrary<string> =>
+  fc.oneof(fc.string({ unit: fc.constantFrom(...AWKWARD), maxLength }), fc.string({ unit: 'binary', maxLength }), fc.string({ maxLength }));
+/** Scalars and records as a list answer carries them: unicode, escapes, nulls, numbers, empty lists. */
+const awkwardValue = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    awkwardString(40),
+    fc.constant(null),
+    fc.boolean(),
+    fc.double(),
+    fc.integer(),
+    fc.constantFrom(0, -0, 1e21, 1e-7, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, Number.NaN, Number.POSITIVE_INFINITY),
+    fc.constant([]),
+    fc.constant({}),
+    fc.array(tie('value'), { maxLength: 5 }),
+    fc.dictionary(awkwardString(8), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+/** A string longer than LONG_STRING_CHARS whose piece boundaries fall on `at`: a pair, a lone half, an escape. */
+const longAround = (fill: string, at: string): string => {
+  const head = fill.repeat(Math.ceil((LONG_STRING_CHARS - 1) / fill.length)).slice(0, LONG_STRING_CHARS - 1);
+  return `${head}${at}${head}${at}${head.slice(0, 17)}`;
+};
 
 describe('json answer serializer', () => {
   it('writes exactly JSON.stringify for random JSON values, records with nested lists and odd values', async () => {
@@ -75,6 +104,78 @@ describe('json answer serializer', () => {
     expect((err as AnswerTooLargeError).details).to.deep.equal({ setting: 'ANSWER_MAX_BYTES', limit: size - 1 });
     const afterWrite = await jsonAnswer(body, 10, true).catch((e: unknown) => e);
     expect((afterWrite as Error).message).to.match(/ANSWER_MAX_BYTES.*carried out/);
+  });
+
+  it('awkward values (unicode, escapes, nested nulls, numbers, empty lists) in records past the whole path: exactly JSON.stringify, the ETag of its bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.dictionary(awkwardString(10), awkwardValue, { maxKeys: 8 }), { minLength: 1, maxLength: 30 }), async (records) => {
+        const body = { records: [...Array.from({ length: WHOLE_MAX_NODES }, (_, i) => ({ id: i, children: [] })), ...records], meta: { total: null, empty: [] } };
+        const expected = Buffer.from(JSON.stringify(body));
+        const { buffers, bytes, etag } = await jsonAnswer(body, Number.POSITIVE_INFINITY, false, true);
+        const got = Buffer.concat(buffers);
+        expect(got.toString('utf8')).to.equal(expected.toString('utf8'));
+        expect(got.equals(expected)).to.equal(true);
+        expect(bytes).to.equal(expected.length);
+        expect(etag).to.equal(`"${createHash('sha1').update(expected).digest('base64url')}"`);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('long strings (text fields) in pieces: exactly JSON.stringify, whatever falls on a piece boundary', async () => {
+    const boundaries = ['😀', '\ud83d', '\ude00', '\ud83d\ud83d', '"', '\\', '\n', 'é', '\u2028', 'x'];
+    for (const fill of ['a', 'é"\\', '😀', '\u0001', 'ab😀']) {
+      for (const at of boundaries) {
+        const s = longAround(fill, at);
+        const body = { records: [{ id: 1, body: s, list: [s, null, ''] }, { id: 2, body: null, children: [{ note: s }] }], meta: {} };
+        expect(await text(body), `fill ${JSON.stringify(fill)}, boundary ${JSON.stringify(at)}`).to.equal(JSON.stringify(body));
+      }
+    }
+    await fc.assert(
+      fc.asyncProperty(awkwardString(300), fc.nat(LONG_STRING_CHARS), async (fragment, shift) => {
+        const s = `${'é'.repeat(shift)}${(fragment || '"').repeat(Math.ceil((2 * LONG_STRING_CHARS + 1) / (fragment.length || 1)))}`;
+        const body = { records: [{ id: 1, text: s }], long: s };
+        expect(await text(body)).to.equal(JSON.stringify(body));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('an answer of few objects but long strings takes the piecewise path (WHOLE_MAX_CHARS): the same bytes and byte bound, turns of the loop given', async () => {
+    for (const chars of [WHOLE_MAX_CHARS - 1, WHOLE_MAX_CHARS + 1]) {
+      const body = { records: [{ id: 1, body: 'é'.repeat(chars - 1) }], meta: { n: 1 } };
+      const expected = Buffer.from(JSON.stringify(body));
+      expect(await text(body, expected.length), `${chars} characters`).to.equal(JSON.stringify(body));
+      expect(await jsonAnswer(body, expected.length - 1).catch((e: unknown) => e), `${chars} characters, one byte under`).to.be.instanceOf(AnswerTooLargeError);
+    }
+    // 6 MB of text in two records (before: one JSON.stringify of it all, no turn given)
+    const long = { records: [{ id: 1, body: 'x"é'.repeat(1_000_000) }, { id: 2, body: 'y\\€'.repeat(1_000_000) }] };
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const out = await text(long);
+    ticking = false;
+    expect(out).to.equal(JSON.stringify(long));
+    expect(turns, 'turns of the loop while serializing').to.be.above(3);
+  });
+
+  it('an object shown under many parents (a populated record) gives the same bytes and ETag as JSON.stringify, whatever its size', async () => {
+    const feeTypes = Array.from({ length: 30 }, (_, i) => ({ ...record(i), name: `é"${i}\\😀`, attachments: [], note: null }));
+    const institute = { id: 1, name: 'One', feeTypes, logo: null };
+    const big = { id: 2, text: 'x"é'.repeat(120_000), feeTypes }; // kept bytes bounded: walked anew each time
+    const shared = { records: Array.from({ length: 100 }, (_, i) => ({ ...record(i), institute: i % 3 ? institute : big, again: i % 10 ? null : institute })), meta: { institute } };
+    for (const body of [shared, { records: [institute, institute, [institute, { deeper: { institute } }], feeTypes, feeTypes] }]) {
+      const expected = Buffer.from(JSON.stringify(body));
+      const { buffers, bytes, etag } = await jsonAnswer(body, Number.POSITIVE_INFINITY, false, true);
+      expect(Buffer.concat(buffers).equals(expected)).to.equal(true);
+      expect(bytes).to.equal(expected.length);
+      expect(etag).to.equal(`"${createHash('sha1').update(expected).digest('base64url')}"`);
+      expect(await jsonAnswer(body, expected.length - 1).catch((e: unknown) => e), 'one byte under').to.be.instanceOf(AnswerTooLargeError);
+    }
   });
 
   it('gives other work turns of the event loop while a large answer is serialized', async () => {
