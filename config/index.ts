@@ -166,6 +166,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     bodyMaxBytes: read(env, SETTINGS.bodyMaxBytes),
     uploadsDir: uploads === '' ? join(dataDir, 'uploads') : resolve(rootDir, uploads),
     uploadMaxBytes: read(env, SETTINGS.uploadMaxBytes),
+    uploadMaxFiles: read(env, SETTINGS.uploadMaxFiles),
+    uploadPartHeaderMaxBytes: read(env, SETTINGS.uploadPartHeaderMaxBytes),
     uploads: uploadsConfig(env),
     redisUrl: nullable(read(env, SETTINGS.redisUrl)),
     events: {

@@ -50,6 +50,10 @@ export interface Config {
   readonly bodyMaxBytes: number;
   readonly uploadsDir: string;
   readonly uploadMaxBytes: number;
+  /** File parts one multipart request may carry (413 beyond). */
+  readonly uploadMaxFiles: number;
+  /** Bytes of one multipart part's header names and values together (413 beyond), counted as they arrive. */
+  readonly uploadPartHeaderMaxBytes: number;
   /** Where media bytes live (UPLOADS_DRIVER); `s3`: the bucket (always with the s3 driver; with local when S3_BUCKET is set, for media:migrate). */
   readonly uploads: { readonly driver: 'local' | 's3'; readonly s3: S3Config | null };
   readonly redisUrl: string | null;
@@ -225,6 +229,8 @@ export const SETTINGS = {
   bodyMaxBytes: setting('BODY_MAX_BYTES', '1048576', parsePositiveInt, 'largest JSON body'),
   uploadsDir: setting('UPLOADS_DIR', '', str, 'local media storage (default .data/uploads)'),
   uploadMaxBytes: setting('UPLOAD_MAX_BYTES', '10485760', parsePositiveInt, 'per-file upload limit'),
+  uploadMaxFiles: setting('UPLOAD_MAX_FILES', '10', parsePositiveInt, 'file parts one multipart request may carry (413 beyond)'),
+  uploadPartHeaderMaxBytes: setting('UPLOAD_PART_HEADER_MAX_BYTES', '16384', parsePositiveInt, 'bytes of the headers of one multipart part, names and values together (its Content-Disposition with the part and file name, its Content-Type): 413 beyond, counted as they arrive'),
   uploadsDriver: setting('UPLOADS_DRIVER', 'local', parseDriver, 'where media bytes live: local (UPLOADS_DIR) or s3 (S3_* settings)'),
   s3Bucket: setting('S3_BUCKET', '', str, 'bucket name (required with UPLOADS_DRIVER=s3)'),
   s3Region: setting('S3_REGION', 'us-east-1', str, 'bucket region'),

@@ -95,7 +95,13 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   });
   events?.startPruning(config.events.retentionMs);
   // The events' record reader and the plugins' append steps are wired in boot.ts, for every process.
-  const uploads = { tmpDir: tmpDirOf(config.uploadsDir), maxFileBytes: config.uploadMaxBytes, maxFieldBytes: config.bodyMaxBytes };
+  const uploads = {
+    tmpDir: tmpDirOf(config.uploadsDir),
+    maxFileBytes: config.uploadMaxBytes,
+    maxFieldBytes: config.bodyMaxBytes,
+    maxFiles: config.uploadMaxFiles,
+    maxPartHeaderBytes: config.uploadPartHeaderMaxBytes,
+  };
   const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads, config.answerMaxBytes, deps.responseCache ?? null);
 
   // Realtime over SSE (issue 15, core/realtime): GET /api/realtime, POST /api/realtime/ticket.

@@ -8,6 +8,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors/errors';
 import { bodyTextProblems } from '../validation/storable-text';
 import type { BodyLimit, RequestState, RouteBodyLimit } from './state';
+import { clip } from '../errors/client-text';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -88,7 +89,7 @@ export function jsonBody(maxBytes: number, routeLimits: RouteBodyLimits = () => 
     const length = declaredLength(ctx);
     const hasBody = (length ?? 0) > 0 || ctx.get('Transfer-Encoding') !== '';
     if (WRITES.has(ctx.method) && hasBody && !ctx.is(...JSON_TYPES, 'multipart/form-data')) {
-      throw new UnsupportedMediaTypeError(`unsupported content type "${ctx.get('Content-Type') || 'none'}"; send application/json (or another +json type)`);
+      throw new UnsupportedMediaTypeError(`unsupported content type "${clip(ctx.get('Content-Type')) || 'none'}"; send application/json (or another +json type)`);
     }
     // The cheapest refusal, before any lookup: the body says it is too large (multipart forms have their own limits).
     if (WRITES.has(ctx.method) && length !== null && length > maxBytes && !ctx.is('multipart/form-data')) throw bodyTooLarge(effective(routeLimits(ctx)));

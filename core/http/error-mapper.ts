@@ -19,6 +19,7 @@ import {
 import { toErrorBody } from '../errors/to-error-body';
 import { invalidValue, isStateFault, stateFaultError } from '../records/db-errors';
 import type { RequestState } from './state';
+import { clip } from '../errors/client-text';
 
 /** Errors thrown by koa-body, raw-body and the router carry a status; give them our shape, never their text blindly. */
 function fromHttpError(err: unknown): AppError | null {
@@ -67,7 +68,7 @@ export function errorMapper(dialect: Dialect): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`no route for ${ctx.method} ${clip(ctx.path)}`);
     } catch (err) {
       const mapped = fromHttpError(err) ?? fromDbError(err, dialect) ?? err;
       const { status, body, internal } = toErrorBody(mapped, ctx.state.requestId ?? 'unknown');

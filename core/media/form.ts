@@ -4,13 +4,17 @@
  * `files`. `data` / `updateDto` are text whatever Content-Type they carry (JSON types; any other: 400),
  * so never a file. The JSON goes through the same validators as a JSON body.
  */
+import { clip } from '../errors/client-text';
 import { BadRequestError } from '../errors/errors';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../http/body';
 import type { RecordContext } from '../records/controller';
-import { type IncomingFile, type IntakeLimits, readMultipart } from './intake';
+import { type FormShape, type IncomingFile, type IntakeLimits, readMultipart } from './intake';
 
 /** Text parts that may hold the record (spec 4.3: `data` on create, `updateDto` on update; either is taken on both). */
 export const RECORD_PARTS = ['data', 'updateDto'] as const;
+
+/** A record form's text parts: `data` and `updateDto`, each at most once; any other text part answers 400 naming it. */
+const RECORD_FORM: FormShape = { textParts: RECORD_PARTS, unknownTextHint: 'send the record as "data" (or "updateDto") and files as file parts' };
 
 export interface RecordForm {
   readonly body: unknown;
@@ -30,22 +34,21 @@ export function recordPartTypeProblem(part: string, declared: string | undefined
   if (declared === undefined) return null;
   const [essence, ...params] = declared.split(';').map((x) => x.trim().toLowerCase());
   const jsonText = essence === 'application/json' || essence === 'text/plain' || /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(essence);
-  if (!jsonText) return `form part "${part}" holds the record as JSON: send it without a Content-Type or as application/json, text/plain or a +json type, not "${declared}"`;
+  if (!jsonText) return `form part "${part}" holds the record as JSON: send it without a Content-Type or as application/json, text/plain or a +json type, not "${clip(declared)}"`;
   const charset = params.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/"/g, '');
-  if (charset !== undefined && !['utf-8', 'utf8', 'us-ascii'].includes(charset)) return `form part "${part}" is read as UTF-8: charset "${charset}" is not taken`;
+  if (charset !== undefined && !['utf-8', 'utf8', 'us-ascii'].includes(charset)) return `form part "${part}" is read as UTF-8: charset "${clip(charset)}" is not taken`;
   return null;
 }
 
 export async function readRecordForm(ctx: RecordContext, limits: IntakeLimits): Promise<RecordForm> {
-  const form = await readMultipart(ctx, limits, RECORD_PARTS);
+  const form = await readMultipart(ctx, limits, RECORD_FORM);
   try {
     for (const part of RECORD_PARTS) {
       const declared = form.fieldTypes.get(part);
       const problem = recordPartTypeProblem(part, declared);
-      if (problem) throw new BadRequestError(problem, { part, contentType: declared });
+      if (problem) throw new BadRequestError(problem, { part, contentType: declared === undefined ? declared : clip(declared) });
     }
-    const unknown = [...form.fields.keys()].filter((k) => !(RECORD_PARTS as readonly string[]).includes(k));
-    if (unknown.length > 0) throw new BadRequestError(`unknown form field "${unknown[0]}": send the record as "data" (or "updateDto") and files as file parts`);
+    // unknown and repeated text parts were refused as they arrived (intake.ts)
     const given = RECORD_PARTS.filter((k) => form.fields.has(k));
     if (given.length > 1) throw new BadRequestError('send the record as "data" or as "updateDto", not both');
     const raw = given.length === 1 ? (form.fields.get(given[0]) as string) : '{}';

@@ -7,6 +7,7 @@ import { open } from 'node:fs/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { insertRows } from '../../database/dialects/insert-rows';
+import { clip } from '../errors/client-text';
 import { ValidationError } from '../errors/errors';
 import { toIsoTimestamp } from '../registry/attribute-kinds';
 import type { ContentType, MediaAttribute, Registry } from '../registry/types';
@@ -120,12 +121,12 @@ export class MediaService {
     for (const file of files) {
       const field = this.target(model, file.part);
       if (typeof field === 'string') {
-        add(errors, file.part, field);
+        add(errors, clip(file.part), field);
         continue;
       }
       const mime = effectiveMime(sniffType(await readHead(file.tmpPath)), normalizeMime(file.declaredType));
       if (!isAllowed(mime, field.allowedTypes)) {
-        add(errors, field.name, `${sanitizeFileName(file.originalName)}: type ${mime} (from the file's content) is not allowed; allowed: ${field.allowedTypes.join(', ')}`);
+        add(errors, field.name, `${clip(sanitizeFileName(file.originalName))}: type ${mime} (from the file's content) is not allowed; allowed: ${field.allowedTypes.join(', ')}`);
         continue;
       }
       checked.push({ file, field, mime });

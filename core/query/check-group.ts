@@ -5,6 +5,7 @@
  * the groups may name only group keys and aggregate aliases. Only this stage (and check.ts) makes a
  * ColumnRef.
  */
+import { clip } from '../errors/client-text';
 import { BadRequestError } from '../errors/errors';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import type { ContentType, Registry, ScalarType } from '../registry/types';
@@ -35,8 +36,10 @@ import {
 import { type CostBounds, CostMeter, DEFAULT_COST_BOUNDS, pathFrom } from './cost';
 import { DEFAULT_LIMIT } from './limits';
 
+/** A 400 naming the parameter (its path cut to 100 characters: it is built from the client's keys). */
 const bad = (at: string, problem: string): never => {
-  throw new BadRequestError(`${at}: ${problem}`, { parameter: at });
+  const parameter = clip(at);
+  throw new BadRequestError(`${parameter}: ${problem}`, { parameter });
 };
 
 /** A field reached from the model, maybe through to-one relations. */
@@ -125,14 +128,14 @@ export function checkTimeZone(raw: string | null, zones: ZoneNames | null): Buck
     const hours = Number(m[2]);
     const minutes = Number(m[3]);
     const total = hours * 60 + minutes;
-    if (minutes > 59 || total > MAX_OFFSET_MINUTES) bad('timezone', `"${raw}" is not a UTC offset between -14:00 and +14:00`);
+    if (minutes > 59 || total > MAX_OFFSET_MINUTES) bad('timezone', `"${clip(raw)}" is not a UTC offset between -14:00 and +14:00`);
     return { kind: 'offset', minutes: m[1] === '-' ? -total : total };
   }
-  const unknown = (): never => bad('timezone', `"${raw}" is neither a UTC offset (+05:30) nor a time zone name the database knows (Europe/Berlin)`);
+  const unknown = (): never => bad('timezone', `"${clip(raw)}" is neither a UTC offset (+05:30) nor a time zone name the database knows (Europe/Berlin)`);
   if (!ZONE_NAME.test(text)) unknown();
   if (zones === null) {
     if (!knownZone(text)) unknown();
-    return bad('timezone', `IANA time zone names such as "${raw}" need PostgreSQL, or MariaDB/MySQL with its time zone tables loaded; this database buckets only in fixed offsets such as +05:30`);
+    return bad('timezone', `IANA time zone names such as "${clip(raw)}" need PostgreSQL, or MariaDB/MySQL with its time zone tables loaded; this database buckets only in fixed offsets such as +05:30`);
   }
   return { kind: 'name', name: zones.get(text.toLowerCase()) ?? unknown() };
 }
@@ -161,14 +164,14 @@ class GroupChecker {
   /** `a.b.c` → the field `c`, joining through the owning to-one relations `a` and `a.b`. */
   field(path: string, at: string, use: string): GroupField {
     const parts = path.split('.');
-    if (parts.some((p) => p === '')) bad(at, `"${path}" is not a field path`);
+    if (parts.some((p) => p === '')) bad(at, `"${clip(path)}" is not a field path`);
     let current = this.model;
     let alias = BASE_ALIAS;
     let walked = pathFrom(this.model);
     for (const part of parts.slice(0, -1)) {
       const r = resolveName(current, part);
-      if (!r) return bad(at, `unknown field "${part}" of ${current.name}`);
-      if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(at, `can ${use} only through many-to-one relations; "${part}" is not one`);
+      if (!r) return bad(at, `unknown field "${clip(part)}" of ${current.name}`);
+      if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(at, `can ${use} only through many-to-one relations; "${clip(part)}" is not one`);
       walked = this.meter.walk(walked, current, r.attr, at);
       const target = this.registry.get(r.attr.target);
       if (!target) throw new Error(`registry: relation target ${r.attr.target} missing`);
@@ -187,39 +190,39 @@ class GroupChecker {
     }
     const last = parts[parts.length - 1];
     const r = resolveName(current, last);
-    if (!r) return bad(at, `unknown field "${last}" of ${current.name}`);
+    if (!r) return bad(at, `unknown field "${clip(last)}" of ${current.name}`);
     if (r.kind === 'relation') {
       const hint = r.attr.idField ? `${r.attr.idField} or ${last}.<field>` : `${last}.<field> (many-to-one only)`;
-      return bad(at, `"${last}" is a relation; ${use} by ${hint}`);
+      return bad(at, `"${clip(last)}" is a relation; ${use} by ${hint}`);
     }
     return { name: path, column: proveColumn(alias, r.column), type: r.type, dotted: parts.length > 1 };
   }
 
   key(entry: string, at: string): GroupKey {
     const [path, unit, format, ...rest] = entry.split(':');
-    if (rest.length > 0) bad(at, `"${entry}": give <field>, <field>:<granularity> or <field>:<granularity>:<format>`);
+    if (rest.length > 0) bad(at, `"${clip(entry)}": give <field>, <field>:<granularity> or <field>:<granularity>:<format>`);
     const field = this.field(path, at, 'group');
     const cls = ATTRIBUTE_KINDS[field.type].valueClass;
     if (unit === undefined) {
-      if (cls === 'json') bad(at, `"${path}" (json) cannot be grouped`);
+      if (cls === 'json') bad(at, `"${clip(path)}" (json) cannot be grouped`);
       return { kind: 'field', name: entry, field };
     }
-    if (field.type !== 'date' && field.type !== 'datetime') return bad(at, `"${path}" (${field.type}) is not a date or datetime field; only those take a granularity`);
-    if (!isGranularity(unit)) return bad(at, `unknown granularity "${unit}" (known: ${Object.keys(GRANULARITIES).join(', ')})`);
-    if (format !== undefined && !isBucketFormat(format)) return bad(at, `unknown format "${format}" (known: ${Object.keys(BUCKET_FORMATS).join(', ')})`);
+    if (field.type !== 'date' && field.type !== 'datetime') return bad(at, `"${clip(path)}" (${field.type}) is not a date or datetime field; only those take a granularity`);
+    if (!isGranularity(unit)) return bad(at, `unknown granularity "${clip(unit)}" (known: ${Object.keys(GRANULARITIES).join(', ')})`);
+    if (format !== undefined && !isBucketFormat(format)) return bad(at, `unknown format "${clip(format)}" (known: ${Object.keys(BUCKET_FORMATS).join(', ')})`);
     const f: BucketFormat = format ?? GRANULARITIES[unit].rawLabel;
     return { kind: 'bucket', name: entry, field, source: field.type, unit, format: f, injective: labelIsInjective(f, unit) };
   }
 
   aggregate(entry: string, at: string): GroupAggregate {
     const cut = entry.lastIndexOf(':');
-    if (cut <= 0) return bad(at, `"${entry}": give <field>:<function> (functions: ${Object.keys(AGGREGATE_FUNCTIONS).join(', ')})`);
+    if (cut <= 0) return bad(at, `"${clip(entry)}": give <field>:<function> (functions: ${Object.keys(AGGREGATE_FUNCTIONS).join(', ')})`);
     const path = entry.slice(0, cut);
     const fn = entry.slice(cut + 1);
-    if (!isAggregateFunction(fn)) return bad(at, `unknown aggregate function "${fn}" (known: ${Object.keys(AGGREGATE_FUNCTIONS).join(', ')})`);
+    if (!isAggregateFunction(fn)) return bad(at, `unknown aggregate function "${clip(fn)}" (known: ${Object.keys(AGGREGATE_FUNCTIONS).join(', ')})`);
     const field = this.field(path, at, 'aggregate');
     const cls = ATTRIBUTE_KINDS[field.type].valueClass;
-    if (!aggregateAllows(fn, cls)) bad(at, `${fn} does not apply to "${path}" (${field.type}); it takes ${AGGREGATE_FUNCTIONS[fn].classes.join(', ')} fields`);
+    if (!aggregateAllows(fn, cls)) bad(at, `${fn} does not apply to "${clip(path)}" (${field.type}); it takes ${AGGREGATE_FUNCTIONS[fn].classes.join(', ')} fields`);
     return { alias: `${path}_${fn}`, fn, field };
   }
 }
@@ -230,7 +233,7 @@ function sortTarget(k: SortKey, keys: readonly GroupKey[], aggregates: readonly 
   const agg = aggregates.findIndex((a) => a.alias === k.key);
   if (agg >= 0) return { kind: 'aggregate', index: agg };
   const names = [...keys.map((g) => g.name), ...aggregates.map((a) => a.alias)];
-  return bad(k.at, `"${k.key}" is neither a group key nor an aggregate alias; grouped results sort by ${names.join(', ')}`);
+  return bad(k.at, `"${clip(k.key)}" is neither a group key nor an aggregate alias; grouped results sort by ${names.join(', ')}`);
 }
 
 export interface GroupCheckInput {
@@ -250,18 +253,18 @@ export function checkGroup(input: GroupCheckInput, model: ContentType, opts: Che
   if (group.aggregates.length > MAX_AGGREGATES) bad('aggregates', `at most ${MAX_AGGREGATES} entries`);
   const keys = group.groupBy.map((entry, i) => c.key(entry, `groupBy[${i}]`));
   keys.forEach((k, i) => {
-    if (keys.findIndex((o) => o.name === k.name) !== i) bad(`groupBy[${i}]`, `"${k.name}" is named twice`);
+    if (keys.findIndex((o) => o.name === k.name) !== i) bad(`groupBy[${i}]`, `"${clip(k.name)}" is named twice`);
   });
   const aggregates: GroupAggregate[] =
     group.aggregates.length === 0 ? [{ alias: ROW_COUNT_ALIAS, fn: 'count', field: null }] : group.aggregates.map((entry, i) => c.aggregate(entry, `aggregates[${i}]`));
   aggregates.forEach((a, i) => {
-    if (aggregates.findIndex((o) => o.alias === a.alias) !== i) bad(`aggregates[${i}]`, `"${a.alias}" is named twice`);
-    if (keys.some((k) => k.name === a.alias)) bad(`aggregates[${i}]`, `"${a.alias}" is also a group key`);
+    if (aggregates.findIndex((o) => o.alias === a.alias) !== i) bad(`aggregates[${i}]`, `"${clip(a.alias)}" is named twice`);
+    if (keys.some((k) => k.name === a.alias)) bad(`aggregates[${i}]`, `"${clip(a.alias)}" is also a group key`);
   });
   // spec 4.5 rule 7: populateGroup is not supported when a group field is a relation field.
   if (group.populateGroup) {
     const dotted = keys.find((k) => k.field.dotted);
-    if (dotted) bad('populateGroup', `is not supported when a group field is a relation field ("${dotted.name}"; spec 4.5 rule 7)`);
+    if (dotted) bad('populateGroup', `is not supported when a group field is a relation field ("${clip(dotted.name)}"; spec 4.5 rule 7)`);
   }
   const sort: GroupSort[] = input.sort.map((k) => ({ target: sortTarget(k, keys, aggregates), direction: k.direction }));
   keys.forEach((_, index) => {

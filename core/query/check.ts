@@ -3,6 +3,7 @@
  * subquery hops planned here, as data), coerces values by attribute type, and refuses unknown or
  * private fields and operators a type does not allow → BadRequestError naming the parameter.
  */
+import { clip } from '../errors/client-text';
 import { BadRequestError } from '../errors/errors';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { foldColumnName, foldText, isFolded } from '../registry/fold';
@@ -26,8 +27,10 @@ import { type CostBounds, CostMeter, DEFAULT_COST_BOUNDS, type RelationPath, pat
 import { DEFAULT_LIMIT, DEFAULT_POPULATE_LIMIT, MAX_POPULATE_DEPTH, MAX_POPULATE_LIMIT } from './limits';
 import { FOLDED_AS, OPERATORS, operatorAllows, positiveForm } from './operators';
 
+/** A 400 naming the parameter (its path cut to 100 characters: it is built from the client's keys). */
 const bad = (at: string, problem: string): never => {
-  throw new BadRequestError(`${at}: ${problem}`, { parameter: at });
+  const parameter = clip(at);
+  throw new BadRequestError(`${parameter}: ${problem}`, { parameter });
 };
 
 /** A name resolved in one model: a column (system, scalar, relation id) or a relation. */
@@ -145,7 +148,7 @@ class Checker {
   }
 
   unknown(model: ContentType, name: string, at: string): never {
-    return bad(at, `unknown field "${name}" of ${model.name}`);
+    return bad(at, `unknown field "${clip(name)}" of ${model.name}`);
   }
 
   hop(model: ContentType, attr: RelationAttribute, alias: string): RelationHop {
@@ -199,7 +202,7 @@ class Checker {
     }
     const values = Array.isArray(node.value) ? node.value : [String(node.value)];
     values.forEach((v, i) => {
-      if (v !== NOT_DELETED && v !== 'deleted') bad(Array.isArray(node.value) ? `${node.at}[${i}]` : node.at, `"${v}" is not a deletedTracker state (${NOT_DELETED} or deleted)`);
+      if (v !== NOT_DELETED && v !== 'deleted') bad(Array.isArray(node.value) ? `${node.at}[${i}]` : node.at, `"${clip(v)}" is not a deletedTracker state (${NOT_DELETED} or deleted)`);
     });
     const states = new Set(values);
     const items: CheckedFilter[] = [];
@@ -240,7 +243,7 @@ class Checker {
         // A compare at model scope (directly under a relation) applies to the related record's id.
         return this.compare(node, field ?? { name: 'id', column: 'id', type: 'integer' }, alias);
       case 'field': {
-        if (field) bad(node.at, `"${field.name}" is not a relation; put an operator under it`);
+        if (field) bad(node.at, `"${clip(field.name)}" is not a relation; put an operator under it`);
         const resolved = resolveName(model, node.name);
         if (!resolved) return this.unknown(model, node.name, node.at);
         if (resolved.kind === 'column') return this.filter(node.item, model, alias, resolved, path);
@@ -304,7 +307,7 @@ class Checker {
       const f = all.find((x) => x.name === name);
       if (!f) {
         const r = resolveName(model, name);
-        if (r?.kind === 'relation') bad(at, `"${name}" is a relation; use populate`);
+        if (r?.kind === 'relation') bad(at, `"${clip(name)}" is a relation; use populate`);
         this.unknown(model, name, at);
       } else if (!out.includes(f)) out.push(f);
     }
@@ -320,7 +323,7 @@ class Checker {
       for (let i = 0; i < path.length - 1; i++) {
         const r = resolveName(current, path[i]);
         if (!r) return this.unknown(current, path[i], k.at);
-        if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(k.at, `can sort only through to-one relations; "${path[i]}" is not one`);
+        if (r.kind !== 'relation' || !r.attr.owner || !r.attr.column) return bad(k.at, `can sort only through to-one relations; "${clip(path[i])}" is not one`);
         walked = this.meter.walk(walked, current, r.attr, k.at);
         const target = this.target(r.attr);
         const from = proveColumn(currentAlias, r.attr.column);
@@ -336,8 +339,8 @@ class Checker {
       const last = path[path.length - 1];
       const r = resolveName(current, last);
       if (!r) return this.unknown(current, last, k.at);
-      if (r.kind === 'relation') return bad(k.at, `"${last}" is a relation; sort by one of its fields (${last}.<field>)`);
-      if (ATTRIBUTE_KINDS[r.type].valueClass === 'json') return bad(k.at, `"${last}" (json) cannot be sorted`);
+      if (r.kind === 'relation') return bad(k.at, `"${clip(last)}" is a relation; sort by one of its fields (${last}.<field>)`);
+      if (ATTRIBUTE_KINDS[r.type].valueClass === 'json') return bad(k.at, `"${clip(last)}" (json) cannot be sorted`);
       const column = proveColumn(currentAlias, r.column);
       return { column, direction: k.direction, text: ATTRIBUTE_KINDS[r.type].valueClass === 'text', ...(column === proveColumn(alias, 'id') && { notNull: true }) };
     });
@@ -382,7 +385,7 @@ class Checker {
       if (depth > MAX_POPULATE_DEPTH) bad(n.at, `populate deeper than ${MAX_POPULATE_DEPTH} levels`);
       const r = resolveName(model, n.name);
       if (!r) return this.unknown(model, n.name, n.at);
-      if (r.kind !== 'relation') return bad(n.at, `"${n.name}" is not a relation of ${model.name}`);
+      if (r.kind !== 'relation') return bad(n.at, `"${clip(n.name)}" is not a relation of ${model.name}`);
       const target = this.target(r.attr);
       const alias = BASE_ALIAS;
       const joins: SortJoin[] = [];
@@ -421,7 +424,7 @@ export function checkListQuery(q: ListQuery, model: ContentType, opts: CheckOpti
   const offset = q.page.page !== null ? (q.page.page - 1) * limit : (q.page.offset ?? 0);
   const populateMedia = q.populateMedia.map((name) => {
     const a = model.byName.get(name);
-    if (!a || a.kind !== 'media' || a.private) return bad('populateMedia', `"${name}" is not a media field of ${model.name}`);
+    if (!a || a.kind !== 'media' || a.private) return bad('populateMedia', `"${clip(name)}" is not a media field of ${model.name}`);
     return a;
   });
   const checked: CheckedQuery = {

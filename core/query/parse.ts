@@ -2,6 +2,7 @@
  * qs object → ListQuery AST. Knows shapes only (arrays, objects, `$and`/`$or`/`$not`, lists, pairs);
  * every problem is a BadRequestError naming the offending parameter path.
  */
+import { clip } from '../errors/client-text';
 import { BadRequestError } from '../errors/errors';
 import type { FilterNode, GroupSpecRaw, ListQuery, PageSpec, PopulateNode, RawValue, SoftDeleteScope, SortKey } from './ast';
 import { MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_IN_LIST, MAX_LIST_PARAM, MAX_POPULATE_DEPTH, MAX_SORT_KEYS, MAX_VALUE_LENGTH } from './limits';
@@ -15,8 +16,10 @@ export const FIND_ONE_PARAMS = ['fields', 'populate', 'populateMedia', 'showSoft
 
 type Obj = { readonly [k: string]: unknown };
 
+/** A 400 naming the parameter (its path cut to 100 characters: it is built from the client's keys). */
 const bad = (at: string, problem: string): never => {
-  throw new BadRequestError(`${at}: ${problem}`, { parameter: at });
+  const parameter = clip(at);
+  throw new BadRequestError(`${parameter}: ${problem}`, { parameter });
 };
 
 function isObj(v: unknown): v is Obj {
@@ -142,7 +145,7 @@ function filterLevel(v: unknown, at: string, depth: number, budget: FilterBudget
       if (!inField) bad(here, `operator ${key} must stand under a field`);
       items.push({ kind: 'compare', op: key, value: operatorValue(key, value, here), at: here });
     } else if (key.startsWith('$')) {
-      bad(here, `unknown operator "${key}" (known: ${[...Object.keys(OPERATORS), ...LOGICAL].join(', ')})`);
+      bad(here, `unknown operator "${clip(key)}" (known: ${[...Object.keys(OPERATORS), ...LOGICAL].join(', ')})`);
     } else {
       items.push({ kind: 'field', name: key, item: filterLevel(value, here, depth + 1, budget, true), at: here });
     }
@@ -201,7 +204,7 @@ function mergePopulate(into: Map<string, PopulateNode>, node: PopulateNode): voi
 function dottedPopulate(path: string, at: string): PopulateNode {
   const parts = path.split('.');
   if (parts.length > MAX_POPULATE_DEPTH) bad(at, `populate deeper than ${MAX_POPULATE_DEPTH} levels`);
-  if (parts.some((p) => p === '')) bad(at, `"${path}" is not a relation path`);
+  if (parts.some((p) => p === '')) bad(at, `"${clip(path)}" is not a relation path`);
   return parts.reduceRight<PopulateNode | null>(
     (child, name) => ({ name, fields: null, filters: null, sort: [], populate: child ? [child] : [], at }),
     null,

@@ -9,6 +9,7 @@ import type { Authenticator } from '../plugin-api';
 import type { Realtime } from './service';
 import { REALTIME_SEGMENT } from './segment';
 import type { Tickets } from './ticket';
+import { clip } from '../errors/client-text';
 
 export function realtimeRouter(realtime: Realtime, tickets: Tickets, authenticator: Authenticator | null, parseQuery: (raw: string) => unknown): Router<RequestState> {
   const router = new Router<RequestState>({ prefix: `/api/${REALTIME_SEGMENT}` });
@@ -25,7 +26,7 @@ export function realtimeRouter(realtime: Realtime, tickets: Tickets, authenticat
   router.get('/', async (ctx) => {
     const query = parseQuery(ctx.querystring) as Record<string, unknown>;
     for (const k of Object.keys(query)) {
-      if (!['models', 'filters', 'ticket', 'lastEventId'].includes(k)) throw new BadRequestError(`${k}: unknown query parameter (known: models, filters, ticket, lastEventId)`, { parameter: k });
+      if (!['models', 'filters', 'ticket', 'lastEventId'].includes(k)) throw new BadRequestError(`${clip(k)}: unknown query parameter (known: models, filters, ticket, lastEventId)`, { parameter: clip(k) });
     }
     const header = ctx.get('Authorization') || undefined;
     let bearer = header;

@@ -22,6 +22,7 @@ import { FilterMatcher } from './match';
 import { RenderEnd, SseStream, frame } from './stream';
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
+import { clip } from '../errors/client-text';
 
 /** 410: the stream cannot resume from so far back; the client reloads its data, then subscribes afresh. */
 export class ResumeGoneError extends AppError {
@@ -107,7 +108,7 @@ export class Realtime {
     if (names.length > 50) throw new BadRequestError('models: at most 50 models per stream', { parameter: 'models' });
     return names.map((n) => {
       const m = this.deps.registry.get(n);
-      if (!m || !m.api) throw new BadRequestError(`models: unknown model "${n}"`, { parameter: 'models' });
+      if (!m || !m.api) throw new BadRequestError(`models: unknown model "${clip(n)}"`, { parameter: 'models' });
       return m;
     });
   }
@@ -135,7 +136,7 @@ export class Realtime {
     let resumeFrom: number | null = null;
     if (o.lastEventId !== undefined && o.lastEventId.trim() !== '') {
       const raw = o.lastEventId.trim();
-      if (!/^\d{1,15}$/.test(raw)) throw new BadRequestError(`Last-Event-ID "${raw.slice(0, 40)}" is not an event id (a whole number)`, { parameter: 'Last-Event-ID' });
+      if (!/^\d{1,15}$/.test(raw)) throw new BadRequestError(`Last-Event-ID "${clip(raw)}" is not an event id (a whole number)`, { parameter: 'Last-Event-ID' });
       resumeFrom = Number(raw);
     }
 

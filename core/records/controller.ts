@@ -22,6 +22,7 @@ import { type LocaleChoice, LOCALE_PARAM, readLocale } from './locales';
 import type { Caller, ReadAccess, RecordService } from './service';
 import { type Version, hasDrafts } from '../drafts/names';
 import { STATUS_PARAM, takeStatus } from '../drafts/status';
+import { clip } from '../errors/client-text';
 
 /** The actions whose rules a read's answer depends on (the response cache keys on their variables). */
 const READ_ACTIONS = ['find', 'findOne'] as const;
@@ -55,7 +56,7 @@ function names(body: unknown, fields: readonly string[]): boolean {
 
 function recordId(ctx: RecordContext, model: ContentType): number {
   const raw = ctx.params.id ?? '';
-  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new BadRequestError(`"${raw}" is not a record id (a positive integer)`);
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new BadRequestError(`"${clip(raw)}" is not a record id (a positive integer)`);
   // Ids are integer columns (32-bit on PostgreSQL): a larger id names no record, on both databases alike.
   if (Number(raw) > INT4_MAX) throw new NotFoundError(`no ${model.name} with id ${raw}`);
   return Number(raw);

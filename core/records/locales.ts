@@ -14,6 +14,7 @@ import { foldColumnName, isFolded } from '../registry/fold';
 import { type ContentType, NOT_DELETED } from '../registry/types';
 import type { Db } from './repository';
 import type { ApiRecord, Row } from './serializer';
+import { clip } from '../errors/client-text';
 
 /** `locale=all`: every locale (Find, DELETE, recover). */
 export const ALL_LOCALES = 'all';
@@ -42,7 +43,7 @@ export function readLocale(query: Record<string, unknown>, model: ContentType, s
   if (!model.i18n) throw new BadRequestError(`${model.name} has no locales (its model does not set i18n: true): leave out locale=`, { parameter: LOCALE_PARAM });
   const allowed = [...settings.list, ...(allowAll ? [ALL_LOCALES] : [])];
   if (typeof raw !== 'string' || !allowed.includes(raw)) {
-    throw new BadRequestError(`locale=${typeof raw === 'string' ? raw : JSON.stringify(raw)} is not a configured locale; allowed: ${allowed.join(', ')}`, { parameter: LOCALE_PARAM, allowed });
+    throw new BadRequestError(`locale=${clip(typeof raw === 'string' ? raw : JSON.stringify(raw))} is not a configured locale; allowed: ${allowed.join(', ')}`, { parameter: LOCALE_PARAM, allowed });
   }
   return raw;
 }

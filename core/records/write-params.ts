@@ -5,6 +5,7 @@
  */
 import { BadRequestError } from '../errors/errors';
 import type { ContentType } from '../registry/types';
+import { clip } from '../errors/client-text';
 
 /**
  * `known`: the endpoint's parameters. `locale` passes on every model (a model without locales answers
@@ -14,6 +15,6 @@ export function checkWriteParams(query: Record<string, unknown>, known: readonly
   for (const k of Object.keys(query)) {
     if (known.includes(k)) continue;
     const listed = known.filter((p) => p !== 'locale' || model.i18n);
-    throw new BadRequestError(`${k}: unknown query parameter (${listed.length > 0 ? `known: ${listed.join(', ')}` : 'this call takes none'})`, { parameter: k });
+    throw new BadRequestError(`${clip(k)}: unknown query parameter (${listed.length > 0 ? `known: ${listed.join(', ')}` : 'this call takes none'})`, { parameter: clip(k) });
   }
 }

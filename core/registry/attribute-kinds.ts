@@ -3,6 +3,7 @@
  * value class, (de)serializer, documentation sample (DESIGN habit 5). A new type fails to compile
  * until it has every entry.
  */
+import { clip } from '../errors/client-text';
 import type { ScalarAttribute, ScalarType } from './types';
 
 /** How values of a type behave in filters, sorts and aggregates. */
@@ -73,23 +74,23 @@ function coerceNumber(raw: string, integer: boolean, max = Number.MAX_SAFE_INTEG
   const t = raw.trim();
   // Decimal notation only: Number() would also take `0x1f`, `0b11` and `Infinity`.
   const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : NaN;
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new Error(`"${raw}" is not ${integer ? 'an integer' : 'a number'}`);
-  if (integer && Math.abs(n) > max) throw new Error(`"${raw}" is out of range (at most ${max} in magnitude)`);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new Error(`"${clip(raw)}" is not ${integer ? 'an integer' : 'a number'}`);
+  if (integer && Math.abs(n) > max) throw new Error(`"${clip(raw)}" is out of range (at most ${max} in magnitude)`);
   return n;
 }
 
 /** `YYYY-MM-DD` that names a real day (`2026-02-30` does not; JS would roll it over to March). */
 function coerceDate(raw: string): string {
   const d = ISO_DATE.test(raw) ? new Date(`${raw}T00:00:00Z`) : null;
-  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== raw) throw new Error(`"${raw}" is not a date (YYYY-MM-DD)`);
-  if (dateProblem(raw)) throw new Error(`"${raw}" is out of range (${DATE_RANGE})`);
+  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== raw) throw new Error(`"${clip(raw)}" is not a date (YYYY-MM-DD)`);
+  if (dateProblem(raw)) throw new Error(`"${clip(raw)}" is out of range (${DATE_RANGE})`);
   return raw;
 }
 
 /** `HH:MM[:SS[.ffffff]]` → `HH:MM:SS[.f…]` as PostgreSQL prints it, so SQLite's text compares the same. */
 export function canonicalTime(raw: string): string {
   const m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?$/.exec(raw);
-  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new Error(`"${raw}" is not a time (HH:MM:SS)`);
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new Error(`"${clip(raw)}" is not a time (HH:MM:SS)`);
   const fraction = (m[4] ?? '').replace(/0+$/, '');
   return `${m[1]}:${m[2]}:${m[3] ?? '00'}${fraction ? `.${fraction}` : ''}`;
 }
@@ -102,30 +103,30 @@ function coerceTimestamp(raw: string): string {
   if (m) {
     const day = new Date(`${m[1]}T00:00:00Z`);
     const realDay = !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === m[1];
-    if (!realDay || Number(m[2] ?? 0) > 23 || Number(m[3] ?? 0) > 59 || Number(m[4] ?? 0) > 59) throw new Error(`"${raw}" is not a date-time`);
+    if (!realDay || Number(m[2] ?? 0) > 23 || Number(m[3] ?? 0) > 59 || Number(m[4] ?? 0) > 59) throw new Error(`"${clip(raw)}" is not a date-time`);
   }
   const iso = toIsoTimestamp(raw);
-  if (instantProblem(iso)) throw new Error(`"${raw}" is out of range (${INSTANT_RANGE})`);
+  if (instantProblem(iso)) throw new Error(`"${clip(raw)}" is out of range (${INSTANT_RANGE})`);
   return iso;
 }
 
 /** A decimal filter value the column's range can hold (comparing with a larger one is a driver error on PostgreSQL). */
 function coerceDecimal(raw: string): number {
   const n = coerceNumber(raw, false);
-  if (Math.abs(n) >= DECIMAL_LIMIT) throw new Error(`"${raw}" is out of range (a decimal is less than ${DECIMAL_LIMIT} in magnitude)`);
+  if (Math.abs(n) >= DECIMAL_LIMIT) throw new Error(`"${clip(raw)}" is out of range (a decimal is less than ${DECIMAL_LIMIT} in magnitude)`);
   return n;
 }
 
 function coerceBoolean(raw: string): boolean {
   if (raw === 'true' || raw === '1') return true;
   if (raw === 'false' || raw === '0') return false;
-  throw new Error(`"${raw}" is not a boolean (true or false)`);
+  throw new Error(`"${clip(raw)}" is not a boolean (true or false)`);
 }
 
 /** Any parseable instant → canonical UTC ISO string, so text comparison on SQLite orders correctly. */
 export function toIsoTimestamp(v: unknown): string {
   const d = v instanceof Date ? v : new Date(typeof v === 'number' ? v : String(v));
-  if (Number.isNaN(d.getTime())) throw new Error(`"${String(v)}" is not a date-time`);
+  if (Number.isNaN(d.getTime())) throw new Error(`"${clip(String(v))}" is not a date-time`);
   return d.toISOString();
 }
 

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { clip } from '../errors/client-text';
 
 /** ajv errors → `{ field: [messages] }` (spec 7: details.fields maps a field name to messages). */
 export function formatErrors(errors: readonly ErrorObject[] | null | undefined, modelName: string): Record<string, string[]> {
@@ -28,7 +29,7 @@ export function formatErrors(errors: readonly ErrorObject[] | null | undefined, 
         add(String(e.params.missingProperty), 'is required');
         break;
       case 'additionalProperties':
-        add(String(e.params.additionalProperty), `is not a field of ${modelName}`);
+        add(clip(String(e.params.additionalProperty)), `is not a field of ${modelName}`); // a client's name, of any length
         break;
       case 'enum':
         add(field, `must be one of: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`);

@@ -3844,7 +3844,7 @@ export interface components {
                 };
             };
         };
-        /** @description The body (BODY_MAX_BYTES; on the identity endpoints that take no token IAM_BODY_MAX_BYTES; `details.setting` and `details.limit` name which) or a file (UPLOAD_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
+        /** @description The body (BODY_MAX_BYTES; on the identity endpoints that take no token IAM_BODY_MAX_BYTES; `details.setting` and `details.limit` name which) or, in a multipart form, a file (UPLOAD_MAX_BYTES), the number of file parts (UPLOAD_MAX_FILES) or the headers of one part (UPLOAD_PART_HEADER_MAX_BYTES) is too large; or (`AnswerTooLargeError`) the answer of a write that was carried out is past ANSWER_MAX_BYTES. */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;

@@ -15,6 +15,7 @@
  *   cache keys on the roles (or the API token), plus the actor id when a scope's `varies` names `actor`;
  *   a scope that names `now` changes with the clock (DESIGN-NOTES.md, "Row-level rules").
  */
+import { clip } from '../../errors/client-text';
 import { BadRequestError } from '../../errors/errors';
 import { type AccessScope, type AccessView, type Actor, checkRule, type PluginDeps, withFolds } from '../../plugin-api';
 import type { ContentType } from '../../registry/types';
@@ -111,7 +112,7 @@ export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleIn
   const model = dot > 0 ? registry.get(input.action.slice(0, dot)) : undefined;
   const action = input.action.slice(dot + 1);
   if (!model || !model.api || !model.actions.includes(action)) {
-    throw new BadRequestError(`${name('action')}: no permission "${input.action}" (form: <model>.<action>, a model with an API and one of its actions)`, { parameter: name('action') });
+    throw new BadRequestError(`${name('action')}: no permission "${clip(input.action)}" (form: <model>.<action>, a model with an API and one of its actions)`, { parameter: name('action') });
   }
   if (input.where !== null && input.where !== undefined) {
     if (typeof input.where !== 'object' || Array.isArray(input.where)) throw new BadRequestError(`${name('where')}: must be an object of fields and operators`, { parameter: name('where') });
@@ -122,7 +123,7 @@ export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleIn
     for (const f of input.fields as string[]) {
       const a = model.byName.get(f);
       if (SYSTEM_NAMES.has(f)) continue;
-      if (!a || a.private) throw new BadRequestError(`${name('fields')}: unknown field "${f}" of ${model.name}`, { parameter: name('fields') });
+      if (!a || a.private) throw new BadRequestError(`${name('fields')}: unknown field "${clip(f)}" of ${model.name}`, { parameter: name('fields') });
     }
   }
   return { action: input.action, model };

@@ -6,7 +6,6 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_FILES_PER_REQUEST } from '../../../core/media/limits';
 import { DIALECTS } from '../../helpers/dialects';
 import { filesUnder, pdf, png, type RawPart, sendForm, sendParts, sha256, text } from '../../helpers/multipart';
 import { eventually, startS3, type S3TestServer } from '../../helpers/s3';
@@ -14,6 +13,8 @@ import { STORAGES } from '../../helpers/storages';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 
 const MAX = 64 * 1024;
+/** UPLOAD_MAX_FILES's default (media-form-limits.test.ts sets it). */
+const MAX_FILES_PER_REQUEST = 10;
 /** BODY_MAX_BYTES of these tests: above UPLOAD_MAX_BYTES, so a text part's bound shows. */
 const BODY_MAX = 4 * MAX;
 
@@ -321,6 +322,7 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
         const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Many', instituteId } }, parts);
         expect(res.status).to.equal(413);
         expect(res.body.error.message).to.match(/at most/);
+        expect(res.body.error.details).to.deep.equal({ setting: 'UPLOAD_MAX_FILES', limit: MAX_FILES_PER_REQUEST });
         await new Promise((r) => setTimeout(r, 50));
         await nothingAdded(before);
       });
