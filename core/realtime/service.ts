@@ -173,6 +173,7 @@ export class Realtime {
     // Subscribe before reading where to start: every event after that point comes live or from the backlog.
     this.subscribe();
     const latest = await events.latestId();
+    if (resumeFrom !== null && (resumeFrom > latest || latest === 0)) await this.pastNewest(resumeFrom, latest);
     if (resumeFrom !== null && latest - resumeFrom > config.realtime.resumeWindow) {
       throw new ResumeGoneError(
         `cannot resume after event ${resumeFrom}: more than ${config.realtime.resumeWindow} events have happened since (setting REALTIME_RESUME_WINDOW); reload the data, then subscribe again without Last-Event-ID`,
@@ -279,6 +280,31 @@ export class Realtime {
         left -= batch.length;
       }
     });
+  }
+
+  /**
+   * A resume point past the newest event the outbox holds (`latest`), or any with the outbox empty
+   * (`latest` 0). With events kept, no event after
+   * `latest` has committed: the id is none the server gave (400). With the outbox pruned empty, the
+   * highest id ever handed out decides: past it, 400; before it, the events in between were pruned (410);
+   * at it, nothing was missed.
+   */
+  private async pastNewest(resumeFrom: number, latest: number): Promise<void> {
+    const newest = latest > 0 ? latest : await this.deps.events.issuedId();
+    if (resumeFrom > newest) {
+      throw new BadRequestError(`Last-Event-ID ${resumeFrom} is past the newest event (${newest}): not an id this server sent; subscribe without Last-Event-ID`, {
+        parameter: 'Last-Event-ID',
+        latestEventId: newest,
+      });
+    }
+    if (resumeFrom < newest) {
+      throw new ResumeGoneError(`cannot resume after event ${resumeFrom}: the events after it are no longer kept (the outbox keeps events for a limited time); reload the data, then subscribe again without Last-Event-ID`, {
+        limit: 'realtimeResumeWindow',
+        setting: 'REALTIME_RESUME_WINDOW',
+        oldestEventId: null,
+        latestEventId: newest,
+      });
+    }
   }
 
   private subscribe(): void {
