@@ -19,6 +19,7 @@ import type { RequestState } from '../http/state';
 import { type QueryChecker, StreamAccess, parseStreamFilters } from './access';
 import { CheckGate, checkTurns } from './check-gate';
 import { FilterMatcher } from './match';
+import { matchesSnapshot } from './snapshot-match';
 import { RenderEnd, SseStream, frame } from './stream';
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
@@ -125,8 +126,15 @@ export class Realtime {
     const actor = await this.actorOf(o.bearer, o.state);
     const refused = await access.refused(actor);
     if (refused.length > 0) {
+      const { model, missing } = refused[0];
       // A draft-enabled model streams its working copies: its events need findDrafts besides find.
-      const needed = hasDrafts(registry.get(refused[0])) ? `${refused[0]}.find and ${refused[0]}.findDrafts (its events carry drafts)` : `${refused[0]}.find`;
+      // A filter through a relation reads the related model: its `find` (as Find names it).
+      const needed =
+        missing === `${model}.find` || missing === `${model}.findDrafts`
+          ? hasDrafts(registry.get(model))
+            ? `${model}.find and ${model}.findDrafts (its events carry drafts)`
+            : missing
+          : `${missing} (the filter of ${model} reads it)`;
       if (!actor) throw new UnauthorizedError(`authentication required: ${needed}`);
       throw new ForbiddenError(`missing permission ${needed}`);
     }
@@ -220,10 +228,18 @@ export class Realtime {
       const view = access.view(e.model);
       if (!view?.allowed || !isOpen()) return null;
       if (view.query) {
-        const version = view.pinned && typeof e.record?.updatedAt === 'string' ? e.record.updatedAt : null;
-        const query = version && view.pinned ? view.pinned(version) : view.query;
-        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, query, e.recordId, isOpen, key))) return null;
-        if (!isOpen()) return null;
+        if (e.recordId === null) return null;
+        // The stream's own filter (no rule) is judged on the record the event carries, in memory, where it can be.
+        const model = this.deps.registry.get(e.model);
+        const judged = !view.ruled && e.record && model ? matchesSnapshot(view.query.filter, model, e.record) : null;
+        if (judged === false) return null;
+        if (judged === null) {
+          // In SQL: a rule, or a filter through a relation. Against the version the event carries (pinned).
+          const version = view.pinned && typeof e.record?.updatedAt === 'string' ? e.record.updatedAt : null;
+          const query = version && view.pinned ? view.pinned(version) : view.query;
+          if (!(await this.matcher.matches(e.id, view.key, query, e.recordId, isOpen, key))) return null;
+          if (!isOpen()) return null;
+        }
       }
       const record = access.shown(e.model, view, e.record);
       if (record !== e.record) return frame(e.id, e.type, payload(e, record));
