@@ -254,7 +254,7 @@ export class Realtime {
 
     const stream: SseStream = new SseStream(
       o.res,
-      { queueMax: config.realtime.queueMax, heartbeatMs: config.realtime.heartbeatMs, flushMs: config.realtime.flushMs },
+      { queueMax: config.realtime.queueMax, queueMaxBytes: config.realtime.queueMaxBytes, heartbeatMs: config.realtime.heartbeatMs, flushMs: config.realtime.flushMs },
       render,
       async () => {
         try {
