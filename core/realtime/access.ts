@@ -2,9 +2,10 @@
  * What one stream's caller may see of an event, decided at send time (issue 15, Realtime):
  * - `find` on the event's model (and on every model its filters reach), asked of the Authorizer, the
  *   entry point every record read goes through (records/controller.ts requirePermission);
- * - its `filters[...]`, checked by core/query exactly as Find checks them, and evaluated against the
- *   record in SQL (match.ts: `SELECT id … WHERE id = ? AND <filter>` through the Find compiler), so a
- *   filter means here what it means on Find;
+ * - its `filters[...]`, checked by core/query exactly as Find checks them, and judged on the version of
+ *   the record the event carries: in memory on its own fields (snapshot-match.ts), else in SQL against
+ *   the row pinned to that version (match.ts: `SELECT id … WHERE id = ? AND <filter>` through the Find
+ *   compiler), so a filter means here what it means on Find;
  * - the record without what the caller may not read (private attributes, fields outside its field list).
  *
  * Row-level rules and field lists (issue 16, the `rules` branch) come through the same Authorizer:
