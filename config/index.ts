@@ -180,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
       resumeWindow: read(env, SETTINGS.realtimeResumeWindow),
       heartbeatMs: Math.max(10, Math.round(read(env, SETTINGS.realtimeHeartbeat) * 1000)),
       queueMax: read(env, SETTINGS.realtimeQueueMax),
+      queueMaxBytes: read(env, SETTINGS.realtimeQueueMaxBytes),
       maxConnections: read(env, SETTINGS.realtimeMaxConnections),
       ticketTtlMs: Math.max(1000, Math.round(read(env, SETTINGS.realtimeTicketTtl) * 1000)),
       flushMs: Math.round(read(env, SETTINGS.realtimeFlush) * 1000),

@@ -110,6 +110,8 @@ export interface RealtimeConfig {
   readonly heartbeatMs: number;
   /** Events waiting for one slow connection; past that the connection is dropped. */
   readonly queueMax: number;
+  /** Bytes of events (their records as JSON) waiting for one slow connection; past that the connection is dropped. */
+  readonly queueMaxBytes: number;
   /** Open streams per caller (user, API token, or address without a token) on one node; 429 beyond. */
   readonly maxConnections: number;
   /** Lifetime of a ticket from POST /api/realtime/ticket. */
@@ -250,6 +252,7 @@ export const SETTINGS = {
   realtimeResumeWindow: setting('REALTIME_RESUME_WINDOW', '1000', parsePositiveInt, 'events a stream resumed with Last-Event-ID may be behind the newest; further behind: 410, reload'),
   realtimeHeartbeat: setting('REALTIME_HEARTBEAT', '15s', parseDuration, 'how often an idle realtime stream gets a comment line (keeps proxies from closing it)'),
   realtimeQueueMax: setting('REALTIME_QUEUE_MAX', '1000', parsePositiveInt, 'events waiting for one realtime connection; a client that falls further behind is dropped'),
+  realtimeQueueMaxBytes: setting('REALTIME_QUEUE_MAX_BYTES', '4194304', parseAtLeastOne, 'bytes of events (their records as JSON) waiting for one realtime connection; a client that falls further behind is dropped, as past REALTIME_QUEUE_MAX'),
   realtimeMaxConnections: setting('REALTIME_MAX_CONNECTIONS', '10', parsePositiveInt, 'open realtime streams per caller on one node (429 beyond); a closed stream counts until its work has stopped'),
   realtimeFlush: setting('REALTIME_FLUSH', '20ms', parseFlushWindow, 'live events reaching a realtime stream within this window go out in one write (0: each at once; at most 1s)'),
   realtimeCheckConcurrency: setting('REALTIME_CHECK_CONCURRENCY', '2', parseAtLeastOne, 'per-event filter checks of all realtime streams on one node that run at once (a database connection each); more wait their turn, delaying only their stream; never more than the pool less one'),

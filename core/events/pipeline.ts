@@ -174,6 +174,14 @@ export class EventPipeline {
     return latestEventId(this.readDb);
   }
 
+  /**
+   * The highest event id ever handed out, including events pruned since (0: none): with the outbox pruned
+   * empty, what a resume point is measured against (Dialect.lastIssuedId). May run ahead of the committed ones.
+   */
+  issuedId(): Promise<number> {
+    return this.dialect.lastIssuedId(this.readDb, EVENTS_TABLE);
+  }
+
   async close(): Promise<void> {
     this.stopPruning?.();
     await this.hub.close();

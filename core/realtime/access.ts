@@ -2,9 +2,10 @@
  * What one stream's caller may see of an event, decided at send time (issue 15, Realtime):
  * - `find` on the event's model (and on every model its filters reach), asked of the Authorizer, the
  *   entry point every record read goes through (records/controller.ts requirePermission);
- * - its `filters[...]`, checked by core/query exactly as Find checks them, and evaluated against the
- *   record in SQL (match.ts: `SELECT id … WHERE id = ? AND <filter>` through the Find compiler), so a
- *   filter means here what it means on Find;
+ * - its `filters[...]`, checked by core/query exactly as Find checks them, and judged on the version of
+ *   the record the event carries: in memory on its own fields (snapshot-match.ts), else in SQL against
+ *   the row pinned to that version (match.ts: `SELECT id … WHERE id = ? AND <filter>` through the Find
+ *   compiler), so a filter means here what it means on Find;
  * - the record without what the caller may not read (private attributes, fields outside its field list).
  *
  * Row-level rules and field lists (issue 16, the `rules` branch) come through the same Authorizer:
@@ -55,17 +56,28 @@ export interface ModelView {
   /** Identifies `query` across streams: streams with the same key share one SQL check per event. */
   readonly key: string;
   /**
-   * With a row rule: `query` that also asks the row to be the version an event carries (its `updatedAt`).
-   * The check reads the row as it is at send time; a record that left the rule and came back since its
-   * event would otherwise let that event (the record outside the rule) through. A row changed since has a
-   * later event of its own, checked in its turn. Null without a rule (a stream's own filters keep reading
-   * the row as it is: no secret is at stake).
+   * `query` that also asks the row to be the version an event carries (its `updatedAt`): the check reads
+   * the row as it is at send time, and the event's record is judged, not a later version of the row. A
+   * record that left the rule (or filter) and came back since its event would otherwise let that event (the
+   * record outside it) through. A row changed since has a later event of its own, checked in its turn.
+   * Used with a rule, and for a filter that cannot be judged on the event's record in memory
+   * (snapshot-match.ts: a relation hop, say). Null without a filter or rule.
    */
   readonly pinned: ((updatedAt: string) => CheckedQuery) | null;
   /** Attributes the caller may read (null: all but private ones). */
   readonly fields: ReadonlySet<string> | null;
   /** Not allowed because the filter does not check against the model as the caller may read it (connect: 400, not 403). */
   readonly badFilter?: boolean;
+  /** Not allowed: the permission the caller lacks (`note.find`, `writer.find` for a filter reaching writer, `article.findDrafts`). */
+  readonly missing?: string;
+  /** With a row rule of the caller's (`pinned` then also carries the rule). */
+  readonly ruled?: boolean;
+}
+
+/** A model the caller may not stream, and the permission it lacks. */
+export interface Refusal {
+  readonly model: string;
+  readonly missing: string;
 }
 
 /** Pinned checks (ModelView.pinned) kept per registry: one per filter key and record version. */
@@ -117,15 +129,19 @@ export class StreamAccess {
     }
   }
 
-  /** Models the stream names that `actor` may not `find` now, or not `findDrafts` for a draft-enabled one (connect: 401/403 as Find would). */
-  async refused(actor: Actor | null): Promise<string[]> {
+  /**
+   * Models the stream names that `actor` may not stream now, each with the permission it lacks: `find`
+   * (or `findDrafts` for a draft-enabled one) on the model, or `find` on a model its filter reaches
+   * (connect: 401/403 as Find would, naming that permission).
+   */
+  async refused(actor: Actor | null): Promise<Refusal[]> {
     await this.refresh(actor);
-    return this.models
-      .filter((m) => {
-        const v = this.views.get(m.name);
-        return !v?.allowed && !v?.badFilter;
-      })
-      .map((m) => m.name);
+    const out: Refusal[] = [];
+    for (const m of this.models) {
+      const v = this.views.get(m.name);
+      if (!v?.allowed && !v?.badFilter) out.push({ model: m.name, missing: v?.missing ?? `${m.name}.find` });
+    }
+    return out;
   }
 
   /** Re-reads the caller's permissions (and rules) for every model of the stream. */
@@ -139,9 +155,10 @@ export class StreamAccess {
 
   private async viewOf(actor: Actor | null, model: ContentType, rules: RuleView | null): Promise<ModelView> {
     const denied: ModelView = { allowed: false, query: null, key: '', fields: null, pinned: null };
-    if (this.authorizer && !(await this.authorizer.can(actor, model.name, 'find'))) return denied;
+    const lacking = (missing: string): ModelView => ({ ...denied, missing });
+    if (this.authorizer && !(await this.authorizer.can(actor, model.name, 'find'))) return lacking(`${model.name}.find`);
     // A draft-enabled model's record events carry its working copy (issue 14): drafts, for findDrafts holders only.
-    if (hasDrafts(model) && this.authorizer && !(await this.authorizer.can(actor, model.name, 'findDrafts'))) return denied;
+    if (hasDrafts(model) && this.authorizer && !(await this.authorizer.can(actor, model.name, 'findDrafts'))) return lacking(`${model.name}.findDrafts`);
     const scope = rules?.scope(model.name, 'find') ?? null;
     // Those working copies are bounded by the model's findDrafts rule as well (issue 16, as status=draft reads are).
     const drafts = hasDrafts(model) ? (rules?.scope(model.name, 'findDrafts')?.rows ?? null) : null;
@@ -165,13 +182,13 @@ export class StreamAccess {
       // Relation filters read other models: Find asks `find` on each of them too (and `findDrafts` where they read working copies).
       for (const r of query.reads) {
         if (!this.authorizer) break;
-        if (!(await this.authorizer.can(actor, r, 'find'))) return denied;
+        if (!(await this.authorizer.can(actor, r, 'find'))) return lacking(`${r}.find`);
         const target = this.registry.get(r);
-        if (versionOf(model) === 'draft' && target && hasDrafts(target) && !(await this.authorizer.can(actor, r, 'findDrafts'))) return denied;
+        if (versionOf(model) === 'draft' && target && hasDrafts(target) && !(await this.authorizer.can(actor, r, 'findDrafts'))) return lacking(`${r}.findDrafts`);
       }
     }
     const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null, drafts]) : '';
-    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: rule && filter ? this.pinnedQueries(model, filter, key) : null };
+    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: filter ? this.pinnedQueries(model, filter, key) : null, ruled: rule !== null };
   }
 
   /**

@@ -19,6 +19,7 @@ import type { RequestState } from '../http/state';
 import { type QueryChecker, StreamAccess, parseStreamFilters } from './access';
 import { CheckGate, checkTurns } from './check-gate';
 import { FilterMatcher } from './match';
+import { matchesSnapshot } from './snapshot-match';
 import { RenderEnd, SseStream, frame } from './stream';
 import type { Knex } from 'knex';
 import type { Dialect } from '../../database/dialects/dialect';
@@ -126,8 +127,15 @@ export class Realtime {
     const actor = await this.actorOf(o.bearer, o.state);
     const refused = await access.refused(actor);
     if (refused.length > 0) {
+      const { model, missing } = refused[0];
       // A draft-enabled model streams its working copies: its events need findDrafts besides find.
-      const needed = hasDrafts(registry.get(refused[0])) ? `${refused[0]}.find and ${refused[0]}.findDrafts (its events carry drafts)` : `${refused[0]}.find`;
+      // A filter through a relation reads the related model: its `find` (as Find names it).
+      const needed =
+        missing === `${model}.find` || missing === `${model}.findDrafts`
+          ? hasDrafts(registry.get(model))
+            ? `${model}.find and ${model}.findDrafts (its events carry drafts)`
+            : missing
+          : `${missing} (the filter of ${model} reads it)`;
       if (!actor) throw new UnauthorizedError(`authentication required: ${needed}`);
       throw new ForbiddenError(`missing permission ${needed}`);
     }
@@ -174,6 +182,7 @@ export class Realtime {
     // Subscribe before reading where to start: every event after that point comes live or from the backlog.
     this.subscribe();
     const latest = await events.latestId();
+    if (resumeFrom !== null && (resumeFrom > latest || latest === 0)) await this.pastNewest(resumeFrom, latest);
     if (resumeFrom !== null && latest - resumeFrom > config.realtime.resumeWindow) {
       throw new ResumeGoneError(
         `cannot resume after event ${resumeFrom}: more than ${config.realtime.resumeWindow} events have happened since (setting REALTIME_RESUME_WINDOW); reload the data, then subscribe again without Last-Event-ID`,
@@ -220,10 +229,18 @@ export class Realtime {
       const view = access.view(e.model);
       if (!view?.allowed || !isOpen()) return null;
       if (view.query) {
-        const version = view.pinned && typeof e.record?.updatedAt === 'string' ? e.record.updatedAt : null;
-        const query = version && view.pinned ? view.pinned(version) : view.query;
-        if (e.recordId === null || !(await this.matcher.matches(e.id, view.key, query, e.recordId, isOpen, key))) return null;
-        if (!isOpen()) return null;
+        if (e.recordId === null) return null;
+        // The stream's own filter (no rule) is judged on the record the event carries, in memory, where it can be.
+        const model = this.deps.registry.get(e.model);
+        const judged = !view.ruled && e.record && model ? matchesSnapshot(view.query.filter, model, e.record) : null;
+        if (judged === false) return null;
+        if (judged === null) {
+          // In SQL: a rule, or a filter through a relation. Against the version the event carries (pinned).
+          const version = view.pinned && typeof e.record?.updatedAt === 'string' ? e.record.updatedAt : null;
+          const query = version && view.pinned ? view.pinned(version) : view.query;
+          if (!(await this.matcher.matches(e.id, view.key, query, e.recordId, isOpen, key))) return null;
+          if (!isOpen()) return null;
+        }
       }
       const record = access.shown(e.model, view, e.record);
       if (record !== e.record) return frame(e.id, e.type, payload(e, record));
@@ -238,7 +255,7 @@ export class Realtime {
 
     const stream: SseStream = new SseStream(
       o.res,
-      { queueMax: config.realtime.queueMax, heartbeatMs: config.realtime.heartbeatMs, flushMs: config.realtime.flushMs },
+      { queueMax: config.realtime.queueMax, queueMaxBytes: config.realtime.queueMaxBytes, heartbeatMs: config.realtime.heartbeatMs, flushMs: config.realtime.flushMs },
       render,
       async () => {
         try {
@@ -280,6 +297,31 @@ export class Realtime {
         left -= batch.length;
       }
     });
+  }
+
+  /**
+   * A resume point past the newest event the outbox holds (`latest`), or any with the outbox empty
+   * (`latest` 0). With events kept, no event after
+   * `latest` has committed: the id is none the server gave (400). With the outbox pruned empty, the
+   * highest id ever handed out decides: past it, 400; before it, the events in between were pruned (410);
+   * at it, nothing was missed.
+   */
+  private async pastNewest(resumeFrom: number, latest: number): Promise<void> {
+    const newest = latest > 0 ? latest : await this.deps.events.issuedId();
+    if (resumeFrom > newest) {
+      throw new BadRequestError(`Last-Event-ID ${resumeFrom} is past the newest event (${newest}): not an id this server sent; subscribe without Last-Event-ID`, {
+        parameter: 'Last-Event-ID',
+        latestEventId: newest,
+      });
+    }
+    if (resumeFrom < newest) {
+      throw new ResumeGoneError(`cannot resume after event ${resumeFrom}: the events after it are no longer kept (the outbox keeps events for a limited time); reload the data, then subscribe again without Last-Event-ID`, {
+        limit: 'realtimeResumeWindow',
+        setting: 'REALTIME_RESUME_WINDOW',
+        oldestEventId: null,
+        latestEventId: newest,
+      });
+    }
   }
 
   private subscribe(): void {

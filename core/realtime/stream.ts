@@ -4,9 +4,10 @@
  *
  * A client that reads slower than events come is dropped, never buffered without bound: the pump
  * waits for the socket to drain when a write is refused, events meanwhile wait in the queue, and a
- * queue past REALTIME_QUEUE_MAX while the socket has taken nothing for SLOW_MS (1 s) ends the
- * connection (the client reconnects with Last-Event-ID). A burst (a bulk write of hundreds of
- * records) outruns every stream for a moment: a stream still reading may hold up to BURST × the bound.
+ * queue past REALTIME_QUEUE_MAX events, or past REALTIME_QUEUE_MAX_BYTES bytes of records, while the
+ * socket has taken nothing for SLOW_MS (1 s) ends the connection (the client reconnects with
+ * Last-Event-ID). A burst (a bulk write of hundreds of records) outruns every stream for a moment: a
+ * stream still reading may hold up to BURST × either bound.
  * Live events are gathered for REALTIME_FLUSH (20 ms) and written together: one write per stream and
  * window, not one per stream and event.
  *
@@ -30,6 +31,8 @@ export const SLOW_MS = 1000;
 
 export interface StreamOptions {
   readonly queueMax: number;
+  /** Bytes of the queued events (`eventBytes`) past which a slow client is dropped (REALTIME_QUEUE_MAX_BYTES). */
+  readonly queueMaxBytes: number;
   readonly heartbeatMs: number;
   /** Live events within this window go out in one write (REALTIME_FLUSH; 0: each at once). */
   readonly flushMs: number;
@@ -40,8 +43,21 @@ export function frame(id: number | null, event: string, data: unknown): string {
   return `${id === null ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** What an event weighs in a stream's queue: its record as JSON, in UTF-8 bytes (reckoned once per event, for every stream). */
+const weights = new WeakMap<StoredEvent, number>();
+export function eventBytes(e: StoredEvent): number {
+  let n = weights.get(e);
+  if (n === undefined) {
+    n = e.record === null ? 0 : Buffer.byteLength(JSON.stringify(e.record));
+    weights.set(e, n);
+  }
+  return n;
+}
+
 export class SseStream {
   private readonly queue: StoredEvent[] = [];
+  /** `eventBytes` of the events in `queue`. */
+  private queuedBytes = 0;
   private pumping = false;
   private waitingDrain = false;
   /** When the socket last refused a write (null: it takes data). */
@@ -125,7 +141,15 @@ export class SseStream {
       this.end(`slow client: more than ${this.queue.length} events waiting (REALTIME_QUEUE_MAX ${this.opts.queueMax})`, true);
       return;
     }
+    // The same in bytes: a few large records weigh more than many small ones. One event always finds
+    // room in an empty queue (a record larger than the bound alone would otherwise never go out).
+    const bytes = this.queuedBytes + eventBytes(e);
+    if (this.queue.length > 0 && bytes > this.opts.queueMaxBytes && (stuck || bytes > this.opts.queueMaxBytes * BURST)) {
+      this.end(`slow client: more than ${this.queuedBytes} bytes of events waiting (REALTIME_QUEUE_MAX_BYTES ${this.opts.queueMaxBytes})`, true);
+      return;
+    }
     this.queue.push(e);
+    this.queuedBytes = bytes;
     // Events of the next REALTIME_FLUSH go out with this one, in one write: with many streams and a
     // steady stream of writes, one syscall per event and stream was most of what a listener cost.
     if (this.opts.flushMs <= 0) this.pump();
@@ -143,6 +167,7 @@ export class SseStream {
     clearInterval(this.heartbeat);
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.queue.length = 0;
+    this.queuedBytes = 0;
     if (destroy) this.res.destroy();
     else {
       if (last !== null && !this.res.destroyed) this.res.write(last);
@@ -212,6 +237,7 @@ export class SseStream {
       let pending = '';
       while (!this.ended && this.queue.length > 0) {
         const e = this.queue.shift() as StoredEvent;
+        this.queuedBytes -= eventBytes(e);
         if (this.sent.has(e.id)) continue;
         if (this.sent.size > 0 && e.id > this.backlogMax) this.sent.clear();
         const f = await this.render(e);

@@ -182,6 +182,14 @@ export interface Dialect {
   classifyError(err: unknown): DbFault | null;
   /** The tables of the current database / schema. */
   listTables(db: Knex): Promise<string[]>;
+  /**
+   * The highest `id` the auto-increment of `table` (an `increments` column) has handed out, 0 when none,
+   * however many rows were deleted since: what was there before an outbox pruned itself empty. SQLite:
+   * `sqlite_sequence` (AUTOINCREMENT; a table without it answers its largest id); PostgreSQL: the serial's
+   * sequence (`pg_sequence_last_value`); MariaDB/MySQL: the table's next AUTO_INCREMENT less the increment.
+   * May run ahead of what is committed (an id taken by a transaction still running or rolled back).
+   */
+  lastIssuedId(db: Knex, table: string): Promise<number>;
 
   // Date buckets of grouped Find (spec 4.5 rule 2). Every label is made in SQL from UTC plus the
   // zone given, never from the server's or the session's time zone.

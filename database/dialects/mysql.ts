@@ -211,6 +211,12 @@ export const mysqlDialect: Dialect = {
     return null;
   },
 
+  async lastIssuedId(db: Knex, table: string) {
+    // AUTO_INCREMENT is the next id (kept across restarts since MariaDB 10.2.4 / MySQL 8): the last one handed out is one step before.
+    const [rows] = (await db.raw('SELECT AUTO_INCREMENT - @@auto_increment_increment AS v FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?', [table])) as [Row[]];
+    return Math.max(0, Number(rows[0]?.v ?? 0));
+  },
+
   async listTables(db: Knex) {
     const rows: { name: string }[] = await db('information_schema.tables')
       .select({ name: 'table_name' })

@@ -130,6 +130,12 @@ export const postgresDialect: Dialect = {
     return null;
   },
 
+  async lastIssuedId(db: Knex, table: string) {
+    // NULL until the sequence has handed out a value.
+    const rows = rawRows(await db.raw("SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id')::regclass) AS v", [table]));
+    return Number(rows[0]?.v ?? 0);
+  },
+
   async listTables(db: Knex) {
     const rows: { table_name: string }[] = await db('information_schema.tables')
       .select('table_name')

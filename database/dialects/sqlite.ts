@@ -96,6 +96,14 @@ export const sqliteDialect: Dialect = {
     return null;
   },
 
+  async lastIssuedId(db: Knex, table: string) {
+    // knex's `increments` is INTEGER PRIMARY KEY AUTOINCREMENT: sqlite_sequence keeps its highest id ever.
+    const seq = (await db.raw('SELECT seq FROM sqlite_sequence WHERE name = ?', [table]).catch(() => [])) as { seq: number | string }[];
+    if (seq.length > 0) return Number(seq[0].seq);
+    const row = (await db(table).max({ id: 'id' }).first()) as { id: number | string | null } | undefined;
+    return Number(row?.id ?? 0);
+  },
+
   async listTables(db: Knex) {
     const rows: { name: string }[] = await db('sqlite_master').select('name').where('type', 'table').whereNot('name', 'like', 'sqlite_%');
     return rows.map((r) => r.name);

@@ -73,9 +73,11 @@ for (const dialect of DIALECTS) {
     let counter: CheckCounter;
     const open: SseClient[] = [];
     const as = (u: TestUser): Record<string, string> => ({ Authorization: `Bearer ${u.accessToken}` });
-    /** A stream of fee-type whose filter matches every record and names `marker` (so its checks can be counted). */
+    /** A stream of fee-type whose filter matches every record, names `marker` (so its checks can be counted) and is checked in SQL. */
     const filtered = async (u: TestUser, marker: string, headers: Record<string, string> = {}): Promise<SseClient> => {
-      const q = qs.stringify({ models: 'fee-type', filters: { feeType: { $notContains: marker } } }, { encodeValuesOnly: true });
+      // Through a relation, so it is checked in SQL (a filter on the record's own fields is judged in memory, no statement).
+      const filters = { $or: [{ feeType: { $notContains: marker } }, { institute: { name: { $eq: marker } } }] };
+      const q = qs.stringify({ models: 'fee-type', filters }, { encodeValuesOnly: true });
       const c = await openSse(`${app.url}/api/realtime?${q}`, { ...as(u), ...headers });
       open.push(c);
       return c;
@@ -97,7 +99,7 @@ for (const dialect of DIALECTS) {
       app = await startTestApp(dialect, {
         env: { REALTIME_RESUME_WINDOW: '2000', REALTIME_MAX_CONNECTIONS: '2', REALTIME_CHECK_CONCURRENCY: '2', REALTIME_QUEUE_MAX: '2000', REALTIME_HEARTBEAT: '60s' },
       });
-      await makeRole(app, 'rt-abandon', ['fee-type.find']);
+      await makeRole(app, 'rt-abandon', ['fee-type.find', 'institute.find']);
       counter = new CheckCounter(app.deps.readDb ?? app.deps.db, 'zq-mark-');
     });
     afterEach(async () => {

@@ -467,7 +467,10 @@ for (const dialect of DIALECTS) {
       await c.waitFor((e) => dataOf(e).recordId === id && dataOf(e).record.feeType === 'Ruled C2');
       await sleep(200);
       const mine = c.events.filter((e) => dataOf(e).recordId === id).map((e) => dataOf(e).record.feeType);
-      expect(mine, 'no version outside the rule; earlier versions in it are passed over for the one the row holds').to.deep.equal(['Ruled C2']);
+      expect(mine, 'no version outside the rule').not.to.include('Secret C');
+      // 'Ruled C' (in the rule) is passed over when its check runs after the row moved on, and sent when a
+      // stream of the same rule checked it while the row still was that version (the answer is shared).
+      expect(mine, 'the version the row holds, after any earlier one in the rule').to.satisfy((m: string[]) => m.join() === 'Ruled C2' || m.join() === 'Ruled C,Ruled C2');
     });
   });
 }

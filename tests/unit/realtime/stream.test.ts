@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../../config';
 import type { StoredEvent } from '../../../core/events/types';
-import { frame, SseStream } from '../../../core/realtime/stream';
+import { eventBytes, frame, SLOW_MS, SseStream } from '../../../core/realtime/stream';
 
 /** A ServerResponse that records each write and always takes the data. */
 class FakeResponse extends EventEmitter {
@@ -32,7 +32,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** A stream on a fake response, opened; its writes after the opening lines. */
 async function openStream(flushMs: number): Promise<{ stream: SseStream; writes: () => string[] }> {
   const res = new FakeResponse();
-  const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs }, async (e) => frame(e.id, e.type, e.record), async () => null, () => undefined);
+  const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, queueMaxBytes: 1 << 20, heartbeatMs: 60_000, flushMs }, async (e) => frame(e.id, e.type, e.record), async () => null, () => undefined);
   stream.open(null);
   await sleep(0); // the opening pump (no backlog) has ended
   const opening = res.writes.length;
@@ -106,7 +106,7 @@ describe('realtime stream: an ended stream stops its work, and gives its place b
     const res = new FakeResponse();
     const slow = slowRender();
     const ended: string[] = [];
-    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs: 0 }, slow.render, async () => null, (r) => ended.push(r));
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, queueMaxBytes: 1 << 20, heartbeatMs: 60_000, flushMs: 0 }, slow.render, async () => null, (r) => ended.push(r));
     stream.open(null);
     for (let i = 1; i <= 5; i++) stream.push(event(i));
     await sleep(5);
@@ -128,7 +128,7 @@ describe('realtime stream: an ended stream stops its work, and gives its place b
     const res = new FakeResponse();
     const slow = slowRender();
     const ended: string[] = [];
-    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs: 0 }, slow.render, async () => null, (r) => ended.push(r));
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, queueMaxBytes: 1 << 20, heartbeatMs: 60_000, flushMs: 0 }, slow.render, async () => null, (r) => ended.push(r));
     stream.open(async () => {
       for (let i = 1; i <= 5; i++) await stream.writeBacklog(event(i));
     });
@@ -147,7 +147,7 @@ describe('realtime stream: an ended stream stops its work, and gives its place b
     res.destroyed = true;
     const ended: string[] = [];
     let rendered = 0;
-    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, heartbeatMs: 60_000, flushMs: 0 }, async () => (rendered++, null), async () => null, (r) => ended.push(r));
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 100, queueMaxBytes: 1 << 20, heartbeatMs: 60_000, flushMs: 0 }, async () => (rendered++, null), async () => null, (r) => ended.push(r));
     stream.open(async () => {
       await stream.writeBacklog(event(1));
     });
@@ -156,5 +156,75 @@ describe('realtime stream: an ended stream stops its work, and gives its place b
     expect(ended).to.deep.equal(['client closed']);
     expect(res.writes).to.deep.equal([]);
     expect(rendered).to.equal(0);
+  });
+});
+
+describe('realtime stream: REALTIME_QUEUE_MAX_BYTES drops a slow client by the bytes waiting, as REALTIME_QUEUE_MAX does by the events', () => {
+  /** A ServerResponse whose socket takes nothing after the opening lines (a client that stopped reading). */
+  class StuckResponse extends FakeResponse {
+    override write(text: string): boolean {
+      super.write(text);
+      return this.writes.length <= 1;
+    }
+    override destroy(): void {
+      super.destroy();
+      this.emit('close');
+    }
+  }
+  /** Events of one weight whatever their id (ids below 1000). */
+  const big = (id: number): StoredEvent => ({ ...event(id), record: { id, bio: 'x'.repeat(10_000 - String(id).length) } });
+
+  /** A stream whose socket has refused data for SLOW_MS, its first event written; then `n` more events pushed. */
+  async function stuckWith(queueMaxBytes: number, n: number): Promise<{ res: StuckResponse; stream: SseStream; ended: string[] }> {
+    const res = new StuckResponse();
+    const ended: string[] = [];
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 1000, queueMaxBytes, heartbeatMs: 60_000, flushMs: 0 }, async (e) => frame(e.id, e.type, e.record), async () => null, (r) => ended.push(r));
+    stream.open(null);
+    stream.push(big(1)); // written: the socket refuses it, the pump waits for a drain that never comes
+    await sleep(SLOW_MS + 100);
+    for (let i = 2; i < 2 + n; i++) stream.push(big(i));
+    return { res, stream, ended };
+  }
+
+  it('at the limit (the queued records weigh exactly REALTIME_QUEUE_MAX_BYTES) the stream stays open', async () => {
+    const size = eventBytes(big(2));
+    expect(size).to.be.above(10_000);
+    const { res, stream } = await stuckWith(3 * size, 3);
+    expect(stream.closed).to.equal(false);
+    expect(res.destroyed).to.equal(false);
+    stream.end('test');
+  });
+
+  it('one byte past it the stream is dropped (the connection cut, as past REALTIME_QUEUE_MAX), naming the setting', async () => {
+    const size = eventBytes(big(2));
+    const { res, stream, ended } = await stuckWith(3 * size - 1, 3);
+    expect(stream.closed).to.equal(true);
+    expect(res.destroyed, 'cut, no last frame').to.equal(true);
+    await sleep(5);
+    expect(ended[0]).to.contain('REALTIME_QUEUE_MAX_BYTES');
+  });
+
+  it('a client still reading is not dropped at the bound: only past 10× it (a burst), as with REALTIME_QUEUE_MAX', async () => {
+    const res = new StuckResponse();
+    const ended: string[] = [];
+    const size = eventBytes(big(2));
+    const stream = new SseStream(res as unknown as ServerResponse, { queueMax: 1000, queueMaxBytes: size, heartbeatMs: 60_000, flushMs: 0 }, async (e) => frame(e.id, e.type, e.record), async () => null, (r) => ended.push(r));
+    stream.open(null);
+    stream.push(big(1));
+    await sleep(5); // refused just now: not stuck yet
+    for (let i = 2; i < 12; i++) stream.push(big(i));
+    expect(stream.closed, '10 events of the bound each: 10× it').to.equal(false);
+    stream.push(big(12));
+    expect(stream.closed).to.equal(true);
+    await sleep(5);
+    expect(ended[0]).to.contain('REALTIME_QUEUE_MAX_BYTES');
+  });
+
+  it('the setting: 4 MiB by default, a positive whole number of bytes', () => {
+    const root = mkdtempSync(join(tmpdir(), 'ris-qbytes-'));
+    const base = { DATA_DIR: join(root, 'data') };
+    expect(loadConfig(base, root).realtime.queueMaxBytes).to.equal(4 * 1024 * 1024);
+    expect(loadConfig({ ...base, REALTIME_QUEUE_MAX_BYTES: '1048576' }, root).realtime.queueMaxBytes).to.equal(1048576);
+    expect(() => loadConfig({ ...base, REALTIME_QUEUE_MAX_BYTES: '0' }, root)).to.throw(ConfigError, /REALTIME_QUEUE_MAX_BYTES/);
   });
 });
