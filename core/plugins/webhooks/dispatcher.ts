@@ -18,7 +18,7 @@ import { backoffMs } from './backoff';
 import { FinishBatch } from './finish-batch';
 import type { WebhookCache } from './hook-cache';
 import { keepAliveAgents, sendOnce, type Agents } from './send';
-import { signedHeaders } from './signature';
+import { messageId, signedHeaders } from './signature';
 import { recordKey, type AttemptLog, type Claimed, type Finish, type Webhook, type WebhookStore } from './store';
 
 /** The JSON body a receiver gets (Standard Webhooks' `type`, `timestamp`, `data`). */
@@ -370,7 +370,7 @@ export class Dispatcher {
       return { claimed: c, attempt: { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, next: { status: 'failed', nextAttemptAt: null } };
     }
     const body = deliveryBody(event);
-    const headers = signedHeaders(hook.secret, `msg_${c.id}`, Math.floor(now.getTime() / 1000), body);
+    const headers = signedHeaders(hook.secret, messageId(c.id, event.time), Math.floor(now.getTime() / 1000), body);
     const result = await sendOnce(hook.url, headers, body, { timeoutMs: this.config.timeoutMs, allowHosts: this.config.allowHosts, agents: this.agents });
     const at = new Date();
     const attempt: AttemptLog = { at: at.toISOString(), status: result.status, durationMs: result.durationMs, error: result.error, response: result.response };

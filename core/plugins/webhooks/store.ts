@@ -106,9 +106,9 @@ export class WebhookStore {
     this.dialect = deps.dialect;
   }
 
-  /** Whether `name` is a model of the registry (a webhook's `model` filter must name one). */
-  isModel(name: string): boolean {
-    return this.deps.registry.get(name) !== undefined;
+  /** The registry's model `name` (a webhook's `model` filter must name one). */
+  modelOf(name: string): ContentType | undefined {
+    return this.deps.registry.get(name);
   }
 
   /** Column of attribute `name` of `m`. */
