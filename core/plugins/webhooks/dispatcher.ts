@@ -44,7 +44,8 @@ export const IDLE_POLL_NO_SIGNAL_MS = 2_000;
  * that one claim, one read of their events and one of their webhooks serve many deliveries; a new claim
  * is made once no more than WEBHOOK_CONCURRENCY wait. One claim per delivery was three statements per
  * delivery on the writes' own connection (SQLite has one). Beyond it, writes leave their deliveries
- * pending, for a claim here or on another node.
+ * pending, for a claim here or on another node. Of one webhook, up to this many times
+ * WEBHOOK_CONCURRENCY_PER_HOOK (its share: a receiver that hangs fills no more of the node).
  */
 export const CLAIM_AHEAD = 4;
 
