@@ -4,7 +4,6 @@
  * by the service only, and the one change an admin may make to one is a resend (PATCH {"status":
  * "pending"} on a failed delivery).
  */
-import { ValidationError } from '../../errors/errors';
 import { EVENT_TYPES, HookError, eventCarriesModel, type EventModel, type LifecycleHooks } from '../../plugin-api';
 import type { WebhooksConfig } from '../../../config/schema';
 import { eventMatches } from './fanout';
@@ -78,7 +77,7 @@ function describeCarried(model: EventModel): string {
 export function webhookModelHooks(store: WebhookStore, config: WebhooksConfig, poke: () => void): LifecycleHooks[] {
   const check = (data: Record<string, unknown>, stored?: { events: readonly string[]; model: string | null }): void => {
     const fields = webhookProblems(data, config.allowHosts, (name) => store.modelOf(name), stored);
-    if (Object.keys(fields).length > 0) throw new ValidationError(`invalid webhook: ${Object.entries(fields).map(([k, v]) => `${k} ${v[0]}`).join('; ')}`, fields);
+    if (Object.keys(fields).length > 0) throw new HookError(422, `invalid webhook: ${Object.entries(fields).map(([k, v]) => `${k} ${v[0]}`).join('; ')}`, { fields });
   };
   return [
     {

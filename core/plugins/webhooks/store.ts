@@ -285,7 +285,10 @@ export class WebhookStore {
       const full = [...share.held].filter(([, n]) => n >= share.perHook).map(([id]) => id);
       const partial = [...share.held].filter(([, n]) => n > 0 && n < share.perHook);
       const notFull = full.length ? ` AND x.?? NOT IN (${full.map(() => '?').join(', ')})` : '';
-      const room = partial.length ? `CASE r.wh ${partial.map(() => 'WHEN ? THEN ?').join(' ')} ELSE ? END` : '?';
+      // the room per webhook written as integer literals (whole numbers of this node's, not input): as
+      // parameters PostgreSQL typed the CASE text, and `rn <= text` failed the claim
+      const int = (n: number): string => String(Math.trunc(Number(n)));
+      const room = partial.length ? `CASE r.wh ${partial.map(([id, n]) => `WHEN ${int(id)} THEN ${int(share.perHook - n)}`).join(' ')} ELSE ${int(share.perHook)} END` : int(share.perHook);
       fair = {
         sql: ` AND d.id IN (SELECT r.id FROM (
             SELECT k.id, k.wh, row_number() OVER (PARTITION BY k.wh ORDER BY k.id) AS rn FROM (
@@ -296,8 +299,6 @@ export class WebhookStore {
           c('webhookId'), d.table, ...inner.bindings,
           ...(full.length ? [c('webhookId'), ...full] : []),
           limit * CLAIM_SCAN,
-          ...partial.flatMap(([id, n]) => [id, share.perHook - n]),
-          share.perHook,
         ],
       };
     }
