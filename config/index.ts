@@ -265,6 +265,7 @@ function webhooksConfig(env: NodeJS.ProcessEnv, rootDir: string): Config['webhoo
   const ms = (v: number): number => Math.round(v * 1000);
   const timeoutMs = Math.max(1, ms(read(env, SETTINGS.webhookTimeout)));
   const file = read(env, SETTINGS.webhookConfigFile).trim();
+  const concurrency = Math.max(1, read(env, SETTINGS.webhookConcurrency));
   return {
     deliver: read(env, SETTINGS.webhookDelivery),
     timeoutMs,
@@ -273,7 +274,8 @@ function webhooksConfig(env: NodeJS.ProcessEnv, rootDir: string): Config['webhoo
     backoffMaxMs: Math.max(1, ms(read(env, SETTINGS.webhookBackoffMax))),
     leaseMs: Math.max(ms(read(env, SETTINGS.webhookLease)), timeoutMs + 1000),
     pollMs: Math.max(10, ms(read(env, SETTINGS.webhookPollInterval))),
-    concurrency: Math.max(1, read(env, SETTINGS.webhookConcurrency)),
+    concurrency,
+    concurrencyPerHook: Math.min(concurrency, read(env, SETTINGS.webhookConcurrencyPerHook) ?? Math.ceil(concurrency / 2)),
     allowHosts: read(env, SETTINGS.webhookAllowHosts).map((h) => h.toLowerCase()),
     configFile: file === '' ? null : resolve(rootDir, file),
   };

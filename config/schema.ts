@@ -135,6 +135,11 @@ export interface WebhooksConfig {
   readonly pollMs: number;
   /** Deliveries one node sends at once. */
   readonly concurrency: number;
+  /**
+   * Deliveries of one webhook one node sends at once (at most `concurrency`), and it holds at most
+   * CLAIM_AHEAD times as many: a receiver that hangs takes this share of the node, no more.
+   */
+  readonly concurrencyPerHook: number;
   /** Host names (or addresses) the SSRF guard lets through although they resolve to private ranges. */
   readonly allowHosts: readonly string[];
   /** YAML file of webhooks kept in git (null: none). */
@@ -265,6 +270,7 @@ export const SETTINGS = {
   webhookLease: setting('WEBHOOK_LEASE', '60s', parseDuration, 'a delivery claimed by a node that finishes nothing in this time is taken by another (raised to WEBHOOK_TIMEOUT + 1s at least)'),
   webhookPollInterval: setting('WEBHOOK_POLL_INTERVAL', '1s', parseDuration, 'how often a node looks for due deliveries while some are unfinished (idle: on each event signal, and every 30 s)'),
   webhookConcurrency: setting('WEBHOOK_CONCURRENCY', '8', parsePositiveInt, 'deliveries one node sends at once'),
+  webhookConcurrencyPerHook: setting('WEBHOOK_CONCURRENCY_PER_HOOK', '', (raw) => (raw.trim() === '' ? null : parseAtLeastOne(raw)), 'deliveries of one webhook one node sends at once (a receiver that hangs takes this share, no more; unset: half of WEBHOOK_CONCURRENCY, rounded up; at most WEBHOOK_CONCURRENCY)'),
   webhookAllowHosts: setting('WEBHOOK_ALLOW_HOSTS', '', parseList, 'webhook destinations let through although loopback/private (comma-separated host names or addresses)'),
   webhookConfigFile: setting('WEBHOOK_CONFIG_FILE', '', str, 'YAML file of webhooks declared in git (see README: Webhooks)'),
   cache: setting('CACHE', 'off', parseCacheMode, 'response cache of Find/FindOne answers: off, memory (this process) or redis (REDIS_URL, shared by every node)'),

@@ -18,7 +18,8 @@ import type { EventActor } from './events/types';
 /** The event pipeline (issue 15; core/events/README.md): append identity events, subscribe to committed ones. */
 export type { EventPipeline } from './events/pipeline';
 export { eventActor } from './events/pipeline';
-export type { NewEvent, StoredEvent, EventActor } from './events/types';
+export type { NewEvent, StoredEvent, EventActor, EventModel } from './events/types';
+export { EVENT_TYPES, eventCarriesModel } from './events/types';
 export { pruneInBatches, type PruneStep } from './events/prune';
 export { announce, deleteAnnounced, type SystemChange } from './events/announce';
 export { insertedId } from './records/inserted-id';

@@ -30,7 +30,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { announce, deleteAnnounced, insertedId, withFolds } from '../../plugin-api';
+import { announce, deleteAnnounced, insertedId, withFolds, type EventModel } from '../../plugin-api';
 import type { WebhooksConfig } from '../../../config/schema';
 import { webhookProblems } from './model-hooks';
 import { isSecret } from './signature';
@@ -45,8 +45,8 @@ export interface Declared {
   readonly secret: string;
 }
 
-/** `isModel`: whether a name is a model of the registry (a `model` naming none is refused). */
-export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJS.ProcessEnv, isModel: (name: string) => boolean): Declared[] {
+/** `modelOf`: the registry's model of a name (a `model` naming none, or one its events never carry, is refused). */
+export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJS.ProcessEnv, modelOf: (name: string) => EventModel | undefined): Declared[] {
   const doc = parse(readFileSync(file, 'utf8')) as { webhooks?: unknown } | null;
   const list = doc?.webhooks ?? [];
   if (!Array.isArray(list)) throw new Error(`${file}: "webhooks" must be a list`);
@@ -57,7 +57,7 @@ export function readWebhookFile(file: string, config: WebhooksConfig, env: NodeJ
     if (typeof w.name !== 'string' || w.name === '') throw new Error(`${where}: name is required`);
     if (names.has(w.name)) throw new Error(`${where}: name "${w.name}" appears twice`);
     names.add(w.name);
-    const problems = webhookProblems({ url: w.url, events: w.events, model: w.model }, config.allowHosts, isModel);
+    const problems = webhookProblems({ url: w.url, events: w.events, model: w.model }, config.allowHosts, modelOf);
     for (const [field, msgs] of Object.entries(problems)) throw new Error(`${where}: ${field} ${msgs[0]}`);
     const secret = typeof w.secretEnv === 'string' ? env[w.secretEnv] : w.secret;
     if (!isSecret(secret)) throw new Error(`${where}: secret (or the variable secretEnv names) must be a Standard Webhooks secret: whsec_ + base64 of 24–64 bytes`);
@@ -123,7 +123,7 @@ export function planWebhookFile(declared: readonly Declared[], stored: readonly 
 export async function syncWebhookFile(store: WebhookStore, config: WebhooksConfig): Promise<AppliedWebhookFile | null> {
   if (!config.configFile) return null;
   const file = config.configFile;
-  const declared = readWebhookFile(file, config, process.env, (name) => store.isModel(name));
+  const declared = readWebhookFile(file, config, process.env, (name) => store.modelOf(name));
   const h = store.hooks;
   const c = (n: string): string => store.col(h, n);
   const { db, dialect, events } = store.deps;

@@ -18,7 +18,7 @@ import { backoffMs } from './backoff';
 import { FinishBatch } from './finish-batch';
 import type { WebhookCache } from './hook-cache';
 import { keepAliveAgents, sendOnce, type Agents } from './send';
-import { signedHeaders } from './signature';
+import { messageId, signedHeaders } from './signature';
 import { recordKey, type AttemptLog, type Claimed, type Finish, type Webhook, type WebhookStore } from './store';
 
 /** The JSON body a receiver gets (Standard Webhooks' `type`, `timestamp`, `data`). */
@@ -44,7 +44,8 @@ export const IDLE_POLL_NO_SIGNAL_MS = 2_000;
  * that one claim, one read of their events and one of their webhooks serve many deliveries; a new claim
  * is made once no more than WEBHOOK_CONCURRENCY wait. One claim per delivery was three statements per
  * delivery on the writes' own connection (SQLite has one). Beyond it, writes leave their deliveries
- * pending, for a claim here or on another node.
+ * pending, for a claim here or on another node. Of one webhook, up to this many times
+ * WEBHOOK_CONCURRENCY_PER_HOOK (its share: a receiver that hangs fills no more of the node).
  */
 export const CLAIM_AHEAD = 4;
 
@@ -63,6 +64,8 @@ export interface DeliveryLease {
   readonly token: string;
   readonly until: Date;
   readonly count: number;
+  /** The room given per webhook id (sums to `count`). */
+  readonly perHook: ReadonlyMap<number, number>;
 }
 
 /** A delivery handed over after its write committed: already leased here, with its webhook and event. */
@@ -85,6 +88,10 @@ export class Dispatcher {
   private claimable = true;
   /** Deliveries reserved by fan-outs whose transactions have not ended. */
   private reserved = 0;
+  /** The same per webhook id. */
+  private readonly reservedBy = new Map<number, number>();
+  /** Deliveries being sent, per webhook id (at most WEBHOOK_CONCURRENCY_PER_HOOK each). */
+  private readonly runningBy = new Map<number, number>();
   /**
    * Webhook and record (`recordKey`) of handed-off deliveries that a later delivery of the same record
    * waits for (inserted pending behind it here): when one is sent, that one is due, and a look claims it.
@@ -131,15 +138,62 @@ export class Dispatcher {
   }
 
   /**
-   * Room for `count` deliveries a write's fan-out inserts leased to this node, sent as soon as the write
-   * commits; null (no room: at most WEBHOOK_CONCURRENCY × CLAIM_AHEAD wait here; closing): they are
-   * inserted pending and claimed. Every lease given ends with `handOff` or `release`.
+   * Room for deliveries a write's fan-out inserts leased to this node (`wanted`: how many per webhook id),
+   * sent as soon as the write commits; null (no room: at most WEBHOOK_CONCURRENCY × CLAIM_AHEAD wait here;
+   * closing): they are inserted pending and claimed. A webhook gets room up to its share, as a claim gives
+   * it (`heldCap`): its deliveries beyond are inserted pending (`DeliveryLease.perHook`). Every lease
+   * given ends with `handOff` or `release`.
    */
-  reserve(count: number): DeliveryLease | null {
+  reserve(wanted: ReadonlyMap<number, number>): DeliveryLease | null {
     if (this.closed || !this.unsubscribe) return null;
+    let count = 0;
+    for (const n of wanted.values()) count += n;
     if (this.running + this.queue.length + this.reserved + count > this.config.concurrency * CLAIM_AHEAD) return null;
-    this.reserved += count;
-    return { token: randomBytes(12).toString('hex'), until: new Date(Date.now() + this.config.leaseMs), count };
+    const held = this.heldByHook();
+    const perHook = new Map<number, number>();
+    let given = 0;
+    for (const [id, n] of wanted) {
+      const room = Math.min(n, Math.max(0, this.heldCap() - (held.get(id) ?? 0)));
+      if (room === 0) continue;
+      perHook.set(id, room);
+      this.reservedBy.set(id, (this.reservedBy.get(id) ?? 0) + room);
+      given += room;
+    }
+    if (given === 0) return null;
+    this.reserved += given;
+    return { token: randomBytes(12).toString('hex'), until: new Date(Date.now() + this.config.leaseMs), count: given, perHook };
+  }
+
+  /** Deliveries of one webhook this node holds at most (being sent, waiting, reserved): its share of the room. */
+  private heldCap(): number {
+    return this.config.concurrencyPerHook * CLAIM_AHEAD;
+  }
+
+  /** Deliveries held here per webhook id: being sent, waiting to be, reserved for writes not yet ended. */
+  private heldByHook(): Map<number, number> {
+    const held = new Map<number, number>();
+    const add = (id: number, n: number): void => {
+      if (n > 0) held.set(id, (held.get(id) ?? 0) + n);
+    };
+    for (const [id, n] of this.runningBy) add(id, n);
+    for (const [id, n] of this.reservedBy) add(id, n);
+    for (const q of this.queue) add(q.claimed.webhookId, 1);
+    return held;
+  }
+
+  /** A lease's room is given back (its write ended). */
+  private unreserve(lease: DeliveryLease): void {
+    this.reserved -= lease.count;
+    for (const [id, n] of lease.perHook) {
+      const left = (this.reservedBy.get(id) ?? 0) - n;
+      if (left > 0) this.reservedBy.set(id, left);
+      else this.reservedBy.delete(id);
+    }
+  }
+
+  /** Whether a delivery of webhook `id` may start now (fewer than WEBHOOK_CONCURRENCY_PER_HOOK of it are being sent). */
+  private hookFree(id: number): boolean {
+    return (this.runningBy.get(id) ?? 0) < this.config.concurrencyPerHook;
   }
 
   /**
@@ -148,7 +202,7 @@ export class Dispatcher {
    * one of their record (this node looks for them when a handed-off one of that record is sent).
    */
   handOff(lease: DeliveryLease, handed: readonly Handed[], waiting: readonly string[]): void {
-    this.reserved -= lease.count;
+    this.unreserve(lease);
     for (const k of waiting) this.waitedFor.add(k);
     if (waiting.length > 0) {
       // and, should that look find them still waiting, the next one asks when they fall due (polls)
@@ -162,7 +216,7 @@ export class Dispatcher {
 
   /** The write rolled back (or inserted nothing under `lease`): its room is free again. */
   release(lease: DeliveryLease): void {
-    this.reserved -= lease.count;
+    this.unreserve(lease);
   }
 
   /** The next unprompted look: soon while deliveries are unfinished, else every IDLE_POLL_MS (a node that died idle). */
@@ -204,13 +258,15 @@ export class Dispatcher {
   private async tick(): Promise<void> {
     let dueAt: number | null = null;
     try {
-      // Enough claimed and waiting: the next claim when the queue runs low (a sent one pokes again).
-      if (this.queue.length > this.config.concurrency) return;
+      // Enough claimed and waiting: the next claim when the queue runs low (a sent one pokes again). Those
+      // of a webhook sending its share already do not count (they wait for it, not for a slot).
+      if (this.queue.filter((q) => this.hookFree(q.claimed.webhookId)).length > this.config.concurrency) return;
       const room = this.config.concurrency * CLAIM_AHEAD - this.running - this.queue.length - this.reserved;
       if (room <= 0) return;
       const leaseEnds = Date.now() + this.config.leaseMs;
       this.claimable = false;
-      const claimed = await this.store.claim(room, this.config.leaseMs);
+      // each webhook up to its share of what this node holds (a receiver that hangs fills no claim)
+      const claimed = await this.store.claim(room, this.config.leaseMs, { perHook: this.heldCap(), held: this.heldByHook() });
       // a full claim may have left more behind
       if (claimed.length >= room) this.claimable = true;
       // The claimed deliveries' events and webhooks, one statement each (not one per delivery). The
@@ -245,27 +301,37 @@ export class Dispatcher {
   }
 
   /**
-   * Starts queued deliveries while fewer than WEBHOOK_CONCURRENCY are being sent. A claim holds at most
-   * one delivery per webhook and record (the claim skips those with an earlier one unfinished), so
-   * sending a claim's deliveries side by side keeps the order per record.
+   * Starts queued deliveries while fewer than WEBHOOK_CONCURRENCY are being sent, and fewer than
+   * WEBHOOK_CONCURRENCY_PER_HOOK of their webhook: a delivery of a webhook at its share waits and those of
+   * other webhooks behind it go first. A claim holds at most one delivery per webhook and record (the
+   * claim skips those with an earlier one unfinished), so sending the queue's deliveries side by side, in
+   * any order, keeps the order per record.
    */
   private send(): void {
     while (!this.closed && this.running < this.config.concurrency && this.queue.length > 0) {
-      const { leaseEnds, claimed: c, hook, event, handed } = this.queue.shift() as Queued;
+      const now = Date.now();
       // A lease that could run out before the attempt does (receivers slow to WEBHOOK_TIMEOUT ahead of
       // it): not sent; it is claimed again when its lease ends, here or on another node (never twice at once).
-      if (Date.now() + this.config.timeoutMs >= leaseEnds) {
+      const i = this.queue.findIndex((q) => now + this.config.timeoutMs >= q.leaseEnds || this.hookFree(q.claimed.webhookId));
+      if (i < 0) return;
+      const { leaseEnds, claimed: c, hook, event, handed } = this.queue.splice(i, 1)[0];
+      if (now + this.config.timeoutMs >= leaseEnds) {
         this.armed = true;
         this.claimable = true;
         continue;
       }
       this.running += 1;
+      const hookId = c.webhookId;
+      this.runningBy.set(hookId, (this.runningBy.get(hookId) ?? 0) + 1);
       // The sending slot is free once the attempt is over; its outcome is written with others
       // meanwhile (FinishBatch), and its end may make the record's next delivery due.
       let delivered = false;
       const p: Promise<void> = this.attempt(c, hook, event)
         .finally(() => {
           this.running -= 1;
+          const left = (this.runningBy.get(hookId) ?? 0) - 1;
+          if (left > 0) this.runningBy.set(hookId, left);
+          else this.runningBy.delete(hookId);
           this.send();
         })
         .then((outcome) => {
@@ -305,7 +371,7 @@ export class Dispatcher {
       return { claimed: c, attempt: { at: now.toISOString(), status: null, durationMs: 0, error, response: null }, next: { status: 'failed', nextAttemptAt: null } };
     }
     const body = deliveryBody(event);
-    const headers = signedHeaders(hook.secret, `msg_${c.id}`, Math.floor(now.getTime() / 1000), body);
+    const headers = signedHeaders(hook.secret, messageId(c.id, event.time), Math.floor(now.getTime() / 1000), body);
     const result = await sendOnce(hook.url, headers, body, { timeoutMs: this.config.timeoutMs, allowHosts: this.config.allowHosts, agents: this.agents });
     const at = new Date();
     const attempt: AttemptLog = { at: at.toISOString(), status: result.status, durationMs: result.durationMs, error: result.error, response: result.response };

@@ -20,7 +20,7 @@ const SILENT = new Set([WEBHOOK, DELIVERY]);
 
 /** This node's dispatcher, as the fan-out sees it (dispatcher.ts). */
 export interface DeliveryOwner {
-  reserve(count: number): DeliveryLease | null;
+  reserve(perHook: ReadonlyMap<number, number>): DeliveryLease | null;
   handOff(lease: DeliveryLease, handed: readonly Handed[], waiting: readonly string[]): void;
   release(lease: DeliveryLease): void;
   look(): void;
@@ -44,7 +44,9 @@ function commitOf(trx: Knex.Transaction): Promise<unknown> {
  * With an owner (this node sends deliveries) and a database where `Dialect.freshInsertReturning` holds,
  * the deliveries are inserted leased to this node and handed to its dispatcher when the transaction
  * commits, events and webhooks in hand (store.insertOwned); otherwise, or when the dispatcher has no
- * room, they are inserted pending and the dispatcher is asked to claim them after the commit.
+ * room, they are inserted pending and the dispatcher is asked to claim them after the commit. The room
+ * is given per webhook (WEBHOOK_CONCURRENCY_PER_HOOK): the deliveries of a webhook beyond its share are
+ * inserted pending too, and claimed as its deliveries here finish.
  */
 export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: number, ownerOf: () => DeliveryOwner | null) {
   const handsOff = store.deps.dialect.freshInsertReturning;
@@ -61,7 +63,9 @@ export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: num
     if (pairs.length === 0) return;
     const rows: NewDelivery[] = pairs.map(({ hook, event: e }) => ({ webhookId: hook.id, eventId: e.id, eventType: e.type, model: e.model, recordId: e.recordId }));
     const now = new Date();
-    const lease = owner && handsOff ? owner.reserve(rows.length) : null;
+    const wanted = new Map<number, number>();
+    for (const r of rows) wanted.set(r.webhookId, (wanted.get(r.webhookId) ?? 0) + 1);
+    const lease = owner && handsOff ? owner.reserve(wanted) : null;
     if (!owner || !lease) {
       await store.insertDeliveries(trx, rows, now, retryForMs);
       if (owner) commitOf(trx).then(() => owner.look(), () => undefined);
@@ -69,7 +73,14 @@ export function fanOut(store: WebhookStore, cache: WebhookCache, retryForMs: num
     }
     let owned: Awaited<ReturnType<WebhookStore['insertOwned']>>;
     try {
-      owned = await store.insertOwned(trx, rows, now, retryForMs, lease);
+      // each webhook's share of the room (a webhook at its share here: pending, claimed when it has room)
+      const left = new Map(lease.perHook);
+      const own = rows.map((r) => {
+        const n = left.get(r.webhookId) ?? 0;
+        if (n > 0) left.set(r.webhookId, n - 1);
+        return n > 0;
+      });
+      owned = await store.insertOwned(trx, rows, now, retryForMs, lease, own);
     } catch (err) {
       owner.release(lease);
       throw err;

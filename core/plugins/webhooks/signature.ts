@@ -22,3 +22,13 @@ export function signedHeaders(secret: string, id: string, timestamp: number, bod
   const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
 }
+
+/**
+ * A delivery's `webhook-id`: `msg_<delivery id>_<its event's time in ms>`. The same on every attempt and
+ * resend of the delivery (receivers deduplicate on it); the event's time makes it differ between two
+ * deployments, or one whose database was reset, whose delivery ids overlap (`msg_<id>` alone repeated, and
+ * a receiver deduplicating on it dropped the second deployment's deliveries).
+ */
+export function messageId(deliveryId: number, eventTime: string): string {
+  return `msg_${deliveryId}_${Date.parse(eventTime)}`;
+}

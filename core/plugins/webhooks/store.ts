@@ -59,6 +59,16 @@ export function recordKey(webhookId: number, model: string | null, recordId: num
   return `${webhookId}:${model}:${recordId}`;
 }
 
+/** A claim's share per webhook (store.claim): at most `perHook` held here per webhook, `held` already held. */
+export interface ClaimShare {
+  readonly perHook: number;
+  /** Deliveries this node holds per webhook id (being sent, waiting to be, reserved for a write). */
+  readonly held: ReadonlyMap<number, number>;
+}
+
+/** A fair claim ranks this many times its limit of the oldest due deliveries. */
+export const CLAIM_SCAN = 4;
+
 /** Rows per INSERT statement. */
 const INSERT_CHUNK = 200;
 
@@ -96,9 +106,9 @@ export class WebhookStore {
     this.dialect = deps.dialect;
   }
 
-  /** Whether `name` is a model of the registry (a webhook's `model` filter must name one). */
-  isModel(name: string): boolean {
-    return this.deps.registry.get(name) !== undefined;
+  /** The registry's model `name` (a webhook's `model` filter must name one). */
+  modelOf(name: string): ContentType | undefined {
+    return this.deps.registry.get(name);
   }
 
   /** Column of attribute `name` of `m`. */
@@ -190,9 +200,11 @@ export class WebhookStore {
    * Only where `Dialect.freshInsertReturning`: the check must see every delivery committed before it (two
    * writes of one record are ordered by the record's row lock), and the statement answers the rows.
    * A pending row keeps the lease columns it was inserted with; they mean nothing until it is claimed.
+   * `own[i]` false: row i is inserted pending whatever (its webhook has no room left here: the lease's
+   * share per webhook, Dispatcher.reserve), for a claim.
    * Answers the deliveries inserted as delivering (this node's to send).
    */
-  async insertOwned(trx: Db, rows: readonly NewDelivery[], now: Date, retryForMs: number, lease: { readonly token: string; readonly until: Date }): Promise<Claimed[]> {
+  async insertOwned(trx: Db, rows: readonly NewDelivery[], now: Date, retryForMs: number, lease: { readonly token: string; readonly until: Date }, own: readonly boolean[]): Promise<Claimed[]> {
     const d = this.deliveries;
     const c = (n: string): string => this.col(d, n);
     const statusColumns = new Set(Object.keys(withFolds(d, { [c('status')]: 'pending' })));
@@ -216,7 +228,7 @@ export class WebhookStore {
             bindings.push(row[col] as Knex.RawBinding);
             return '?';
           }
-          if (!first) return `'pending'`;
+          if (!first || !own[i + k]) return `'pending'`;
           bindings.push(d.table, c('webhookId'), r.webhookId, c('model'), r.model, c('recordId'), r.recordId, c('status'));
           return `CASE WHEN EXISTS ${earlier} THEN 'pending' ELSE 'delivering' END`;
         });
@@ -238,8 +250,16 @@ export class WebhookStore {
    * earlier one of the same webhook and record is pending or delivering (in order per record). The
    * dialect's `claimRows` locks the candidates with FOR UPDATE SKIP LOCKED where there are row locks, so
    * two nodes never claim the same row (SQLite runs the one UPDATE … RETURNING alone: one writer at a time).
+   *
+   * Fair between webhooks (`share`): of one webhook at most `perHook` less what this node holds of it
+   * already (`held`); a webhook holding `perHook` or more is passed over. The first `limit` ×
+   * CLAIM_SCAN due deliveries by id are ranked per webhook (a window function, on all three databases),
+   * those within their webhook's room are candidates; one webhook's backlog (a receiver that hangs)
+   * no longer fills a claim, and so the node, ahead of every other webhook's deliveries.
+   * The ranking reads without locks; the candidates are locked (SKIP LOCKED) and their state checked
+   * again on the locked row (PostgreSQL re-reads a row another claim changed meanwhile), as before.
    */
-  async claim(limit: number, leaseMs: number, now: Date = new Date()): Promise<Claimed[]> {
+  async claim(limit: number, leaseMs: number, share: ClaimShare | null = null, now: Date = new Date()): Promise<Claimed[]> {
     const d = this.deliveries;
     const c = (n: string): string => this.col(d, n);
     const token = randomBytes(12).toString('hex');
@@ -251,13 +271,40 @@ export class WebhookStore {
       sql: `${status.map(() => '?? = ?').join(', ')}, ?? = ?, ?? = ?, updated_at = ?`,
       bindings: [...status.flat(), c('leaseUntil'), lease, c('leaseToken'), token, at],
     };
-    const waits = this.waitsForEarlier('d');
+    const due = (alias: string) => {
+      const waits = this.waitsForEarlier(alias);
+      return {
+        sql: `((${alias}.?? = 'pending' AND ${alias}.?? <= ?) OR (${alias}.?? = 'delivering' AND ${alias}.?? < ?)) AND NOT ${waits.sql}`,
+        bindings: [c('status'), c('nextAttemptAt'), at, c('status'), c('leaseUntil'), at, ...waits.bindings] as Knex.RawBinding[],
+      };
+    };
+    const outer = due('d');
+    let fair = { sql: '', bindings: [] as Knex.RawBinding[] };
+    if (share) {
+      const inner = due('x');
+      const full = [...share.held].filter(([, n]) => n >= share.perHook).map(([id]) => id);
+      const partial = [...share.held].filter(([, n]) => n > 0 && n < share.perHook);
+      const notFull = full.length ? ` AND x.?? NOT IN (${full.map(() => '?').join(', ')})` : '';
+      // the room per webhook written as integer literals (whole numbers of this node's, not input): as
+      // parameters PostgreSQL typed the CASE text, and `rn <= text` failed the claim
+      const int = (n: number): string => String(Math.trunc(Number(n)));
+      const room = partial.length ? `CASE r.wh ${partial.map(([id, n]) => `WHEN ${int(id)} THEN ${int(share.perHook - n)}`).join(' ')} ELSE ${int(share.perHook)} END` : int(share.perHook);
+      fair = {
+        sql: ` AND d.id IN (SELECT r.id FROM (
+            SELECT k.id, k.wh, row_number() OVER (PARTITION BY k.wh ORDER BY k.id) AS rn FROM (
+              SELECT x.id, x.?? AS wh FROM ?? x WHERE ${inner.sql}${notFull} ORDER BY x.id LIMIT ?
+            ) k
+          ) r WHERE r.rn <= ${room})`,
+        bindings: [
+          c('webhookId'), d.table, ...inner.bindings,
+          ...(full.length ? [c('webhookId'), ...full] : []),
+          limit * CLAIM_SCAN,
+        ],
+      };
+    }
     const candidates = {
-      sql: `SELECT d.id FROM ?? d
-        WHERE ((d.?? = 'pending' AND d.?? <= ?) OR (d.?? = 'delivering' AND d.?? < ?))
-          AND NOT ${waits.sql}
-        ORDER BY d.id LIMIT ?`,
-      bindings: [d.table, c('status'), c('nextAttemptAt'), at, c('status'), c('leaseUntil'), at, ...waits.bindings, limit],
+      sql: `SELECT d.id FROM ?? d WHERE ${outer.sql}${fair.sql} ORDER BY d.id LIMIT ?`,
+      bindings: [d.table, ...outer.bindings, ...fair.bindings, limit],
     };
     const columns = [c('webhookId'), c('eventId'), c('attemptCount'), c('retryUntil'), c('attempts')];
     const rows = await this.dialect.claimRows(this.deps.db, { table: d.table, set, candidates, columns });

@@ -288,5 +288,30 @@ for (const dialect of DIALECTS) {
         await second.close();
       }
     });
+
+    it('a declared webhook that could never fire stops the start, naming it and the field: a webhook model, an event its model never carries, an event twice', async () => {
+      const cases: [string, RegExp][] = [
+        [`model: webhook`, /webhooks\[0\]: model no webhook is sent events of "webhook"/],
+        [`model: webhook-delivery`, /webhooks\[0\]: model no webhook is sent events of "webhook-delivery"/],
+        [`model: institute\n    events: [session.revoke]`, /webhooks\[0\]: events "session.revoke" never carries model "institute"/],
+        [`model: fee-type\n    events: [record.create, record.publish]`, /webhooks\[0\]: events "record.publish" never carries model "fee-type"/],
+        [`events: [record.create, record.create]`, /webhooks\[0\]: events lists "record.create" more than once/],
+      ];
+      await app?.close();
+      for (const [extra, message] of cases) {
+        const events = extra.includes('events:') ? '' : `\n    events: [record.create]`;
+        writeFileSync(file, `webhooks:\n  - name: never\n    url: https://never.example.com/in\n    secret: ${secret(9)}${events}\n    ${extra}\n`);
+        let failed: unknown = null;
+        try {
+          app = await startTestApp(dialect, { database, env: { ...ENV, WEBHOOK_CONFIG_FILE: file } });
+        } catch (e) {
+          failed = e;
+        }
+        expect(String(failed), extra).to.match(message);
+      }
+      // the same webhook, well formed, starts
+      await start(`webhooks:\n  - name: never\n    url: https://never.example.com/in\n    secret: ${secret(9)}\n    events: [record.create, record.recover]\n    model: fee-type\n`);
+      expect(named(await hooks('config'), 'never')).to.include({ model: 'fee-type' });
+    });
   });
 }

@@ -99,11 +99,49 @@ for (const dialect of DIALECTS) {
       expect(spaced.status).to.equal(422);
       expect(spaced.body.error.details.fields).to.have.property('url');
       expect((await app.http.get('/api/webhook?filters[name][$eq]=bad')).body.records).to.have.length(0);
-      for (const url of ['http://10.1.2.3/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:8080/', 'http://192.168.0.10/']) {
+      // IPv6 forms that carry a blocked IPv4 address: compatible, mapped, translated, NAT64, 6to4
+      const embedded = ['http://[::7f00:1]:4555/', 'http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[::ffff:0:a00:1]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:7f00:1::]/', 'http://[2002:a9fe:a9fe::1]/'];
+      for (const url of ['http://10.1.2.3/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:8080/', 'http://192.168.0.10/', ...embedded]) {
         const res = await app.http.post('/api/webhook', { name: 'private', url, events: ['*'] });
         expect(res.status, url).to.equal(422);
         expect(res.body.error.message).to.contain('WEBHOOK_ALLOW_HOSTS');
       }
+    });
+
+    it('refuses (422 details.fields) a webhook that could never fire: a webhook model, an event type its model never carries, an event type twice; on create, bulk and update', async () => {
+      const body = { url: 'https://hooks.example.com/in' };
+      const refused = async (res: any, field: string, text: string) => {
+        expect(res.status, res.text).to.equal(422);
+        expect(res.body.error.message).to.match(new RegExp(`^invalid webhook: ${field} `));
+        expect(Object.keys(res.body.error.details.fields)).to.deep.equal([field]);
+        expect(res.body.error.details.fields[field][0]).to.contain(text);
+      };
+      for (const model of ['webhook', 'webhook-delivery']) await refused(await app.http.post('/api/webhook', { name: 'never', ...body, events: ['*'], model }), 'model', `no webhook is sent events of "${model}"`);
+      await refused(await app.http.post('/api/webhook', { name: 'never', ...body, events: ['session.revoke'], model: 'fee-type' }), 'events', '"session.revoke" never carries model "fee-type"');
+      await refused(await app.http.post('/api/webhook', { name: 'never', ...body, events: ['user.*'], model: 'institute' }), 'events', '"user.*" never carries model "institute"');
+      // fee-type is not draft-enabled (no publish), institute has no soft delete (no recover)
+      await refused(await app.http.post('/api/webhook', { name: 'never', ...body, events: ['record.create', 'record.publish'], model: 'fee-type' }), 'events', '"record.publish" never carries');
+      await refused(await app.http.post('/api/webhook', { name: 'never', ...body, events: ['record.recover'], model: 'institute' }), 'events', '"record.recover" never carries');
+      await refused(await app.http.post('/api/webhook', { name: 'never', ...body, events: ['record.create', 'record.update', 'record.create'] }), 'events', 'lists "record.create" more than once');
+      const bulk = await app.http.post('/api/webhook/bulk', [{ name: 'never-1', ...body, events: ['*'] }, { name: 'never-2', ...body, events: ['session.revoke'], model: 'user' }]);
+      expect(bulk.status).to.equal(422);
+      expect(bulk.body.error.details.errors[0]).to.include({ index: 1 });
+      expect(bulk.body.error.details.errors[0].fields).to.have.property('events');
+      expect((await app.http.get('/api/webhook?filters[name][$startsWith]=never')).body.records).to.have.length(0);
+      // what can fire is taken: a model's own events, identity events with their model, patterns
+      for (const [events, model] of [[['user.create', 'record.update'], 'user'], [['session.revoke'], 'session'], [['record.*'], 'fee-type'], [['record.recover'], 'fee-type'], [['*'], 'institute']] as const) {
+        const ok = await app.http.post('/api/webhook', { name: `fires-${model}-${events.join()}`, ...body, events, model });
+        expect(ok.status, ok.text).to.equal(200);
+        await disable(ok.body.data.id);
+      }
+      // an update is checked against what it leaves as stored: the model changed under user events, events under a model
+      const { id } = await addHook({ url: body.url, events: ['user.create'], model: 'user' });
+      await refused(await app.http.patch(`/api/webhook/${id}`, { model: 'institute' }), 'model', '"user.create" never carries model "institute"');
+      await refused(await app.http.patch(`/api/webhook/${id}`, { events: ['session.revoke'] }), 'events', '"session.revoke" never carries model "user"');
+      await refused(await app.http.patch(`/api/webhook/${id}`, { model: 'webhook' }), 'model', 'no webhook is sent events of "webhook"');
+      expect((await app.http.patch(`/api/webhook/${id}`, { model: null })).status).to.equal(200);
+      expect((await app.http.patch(`/api/webhook/${id}`, { events: ['session.revoke'] })).status).to.equal(200);
+      await disable(id);
     });
 
     it('enabled is a boolean, never null: null or a non-boolean answers 422 details.fields.enabled (create, bulk, PATCH, PUT); left out it is true', async () => {
@@ -208,7 +246,8 @@ for (const dialect of DIALECTS) {
       // backoff 40 ms · 2^n with jitter ≥ 50 %: at least 20 + 40 + 80 ms between the four attempts
       const times = rx.received.map((r) => r.at);
       expect(times[3] - times[0]).to.be.at.least(140);
-      expect(rx.received.map((r) => r.headers['webhook-id'])).to.deep.equal(Array(4).fill(`msg_${d.id}`));
+      // msg_<delivery id>_<event time in ms>: the same on every attempt, not the same as another deployment's delivery d.id
+      expect(rx.received.map((r) => r.headers['webhook-id'])).to.deep.equal(Array(4).fill(`msg_${d.id}_${Date.parse(rx.received[0].json.timestamp)}`));
       expect(Date.now() - t0).to.be.below(8000);
       await disable(id);
     });
@@ -251,6 +290,30 @@ for (const dialect of DIALECTS) {
       expect(await byFold('filters[lastError][$containsi]=answered')).to.deep.equal([]);
       expect((await app.http.patch(`/api/webhook-delivery/${d.id}`, { status: 'pending' })).status).to.equal(409);
       await disable(id);
+    });
+
+    it('refuses (409) to resend a delivery whose webhook is disabled or deleted, saying which; the delivery stays failed', async () => {
+      const { id } = await addHook({ events: ['record.create'], model: 'institute' });
+      rx.respond = () => 500;
+      await app.http.post('/api/institute', { name: 'Gone School', code: 'GONE1' });
+      await app.http.post('/api/institute', { name: 'Gone School 2', code: 'GONE2' });
+      const [d1, d2] = await settle(id, 2, ['failed']);
+      rx.respond = () => 204;
+      await disable(id);
+      const off = await app.http.patch(`/api/webhook-delivery/${d1.id}`, { status: 'pending' });
+      expect(off.status, off.text).to.equal(409);
+      expect(off.body.error.message).to.match(new RegExp(`delivery ${d1.id} cannot be resent: its webhook "hook-\\d+" \\(${id}\\) is disabled; enable it first`));
+      expect((await app.http.get(`/api/webhook-delivery/${d1.id}`)).body).to.include({ status: 'failed', attemptCount: d1.attemptCount });
+      // on again, it is resent
+      expect((await app.http.patch(`/api/webhook/${id}`, { enabled: true })).status).to.equal(200);
+      expect((await app.http.patch(`/api/webhook-delivery/${d1.id}`, { status: 'pending' })).status).to.equal(200);
+      const [again] = await settle(id, 2);
+      expect(again).to.include({ id: d1.id, status: 'succeeded' });
+      expect([200, 204]).to.include((await app.http.del(`/api/webhook/${id}`)).status);
+      const gone = await app.http.patch(`/api/webhook-delivery/${d2.id}`, { status: 'pending' });
+      expect(gone.status, gone.text).to.equal(409);
+      expect(gone.body.error.message).to.equal(`delivery ${d2.id} cannot be resent: its webhook ${id} was deleted`);
+      expect((await app.http.get(`/api/webhook-delivery/${d2.id}`)).body).to.include({ status: 'failed', attemptCount: d2.attemptCount });
     });
 
     it('sends nothing for a write that rolled back (bulk with a conflicting item); the next write is sent', async () => {
