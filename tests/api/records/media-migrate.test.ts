@@ -89,11 +89,11 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('refuses an unknown target and a missing bucket', () => {
+    it('refuses an unknown target (the operator's input: exit 2) and a missing bucket (configuration: exit 1)', () => {
       const env = { ...process.env, ...app.env, AUTO_MIGRATE: 'false' };
       const cli = join(ROOT, 'dist', 'admin-cli', 'index.js');
       const bad = spawnSync(process.execPath, [cli, 'media:migrate', '--to', 'ftp'], { env, encoding: 'utf8', timeout: 20_000 });
-      expect(bad.status).to.equal(1);
+      expect(bad.status, bad.stderr).to.equal(2);
       expect(bad.stderr).to.match(/--to: "ftp" is not a target/);
       const noBucket = spawnSync(process.execPath, [cli, 'media:migrate', '--to', 's3'], { env, encoding: 'utf8', timeout: 20_000 });
       expect(noBucket.status).to.equal(1);
