@@ -62,6 +62,8 @@ export interface RecordServiceDeps {
   readonly populateMaxLimit?: number;
   /** Records in one read answer, populated ones counted (ANSWER_MAX_RECORDS); unset: no bound. */
   readonly answerMaxRecords?: number;
+  /** Bytes of one read answer (ANSWER_MAX_BYTES): the text its rows show is counted as they are read; unset: no bound. */
+  readonly answerMaxBytes?: number;
   /** Relation links one write call may write, published copies' included (WRITE_MAX_LINKS; write-limits.ts). */
   readonly writeMaxLinks?: number;
   /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); limits.ts defaults when absent. */
@@ -219,7 +221,8 @@ export class RecordService {
     const { dialect } = this.deps;
     const row = await repo.findById(db, dialect, q.model, id, scope, withLinks(q.select, q.populate));
     if (!row) return null;
-    const [record] = await serializeWithPopulate(db as Knex, dialect, [row], q.select, q.populate, this.budget());
+    // The record of an event or a hook, not an answer: no byte bound (a write must not fail over it).
+    const [record] = await serializeWithPopulate(db as Knex, dialect, [row], q.select, q.populate, this.budget(false));
     await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
     await loc.attachLocalizations(db, q.model, [id], [record]);
     await annotate(db, q.model, [record], version);
@@ -255,9 +258,9 @@ export class RecordService {
     if (!found.has(id)) throw new ForbiddenError(`this ${action === 'update' ? 'update' : 'create'} would leave ${model.name} ${id} outside your rule for ${model.name}.${action}`);
   }
 
-  /** One per read answer: counts its records against ANSWER_MAX_RECORDS. */
-  private budget(): RecordBudget {
-    return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY);
+  /** One per read answer: counts its records against ANSWER_MAX_RECORDS and the text they show against ANSWER_MAX_BYTES. */
+  private budget(bytes = true): RecordBudget {
+    return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY, bytes ? (this.deps.answerMaxBytes ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY);
   }
 
   /** Where reads outside a transaction go: SQLite's read-only connections, else the pool. */
