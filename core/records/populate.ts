@@ -68,19 +68,27 @@ function windowOrder(sort: readonly CheckedSort[], dialect: Dialect): { sql: str
   return { sql: parts.join(', '), bindings };
 }
 
-/** Rows a level's first query reads when it shows text or JSON values (of up to BODY_MAX_BYTES each). */
-const FIRST_PAGE_ROWS = 32;
+/**
+ * Rows a level's first query reads when it shows text or JSON values: a row holds up to about
+ * BODY_MAX_BYTES (1 MiB) of them, so 16 rows are about the default ANSWER_MAX_BYTES (16 MiB).
+ */
+const FIRST_PAGE_ROWS = 16;
 /** Bounds of the later queries' rows: as many as the bytes left would hold at the rows' size so far. */
-const MIN_PAGE_ROWS = 16;
+const MIN_PAGE_ROWS = 4;
 const MAX_PAGE_ROWS = 4096;
 
 /** Types whose values have no length bound but the body's. */
 const UNBOUNDED = new Set<string>(['text', 'json']);
 
 /** Rows of the first query of a level: all of them, unless they show long values and the answer's bytes are bounded. */
-function firstPageRows(select: readonly SelectedField[], budget: RecordBudget): number {
+export function firstPageRows(select: readonly SelectedField[], budget: RecordBudget): number {
   if (!Number.isFinite(budget.remainingBytes())) return Number.POSITIVE_INFINITY;
   return select.some((f) => UNBOUNDED.has(f.type)) ? FIRST_PAGE_ROWS : Number.POSITIVE_INFINITY;
+}
+
+/** Rows of the next query: as many as `bytesLeft` would hold at `chars` characters per `rows` rows so far. */
+export function nextPageRows(bytesLeft: number, chars: number, rows: number): number {
+  return Math.min(MAX_PAGE_ROWS, Math.max(MIN_PAGE_ROWS, Math.ceil(bytesLeft / Math.max(1, chars / Math.max(1, rows))) + 1));
 }
 
 /** The id column alone: what the first query of a two-step level reads. */
@@ -109,7 +117,7 @@ async function rowsById(db: Knex, p: CheckedPopulate, select: readonly SelectedF
       chars += textChars(row, p.select) * (shownTimes.get(String(row.id)) ?? 0);
     }
     budget.addBytes(chars);
-    if (rows.length > 0) pageRows = Math.min(MAX_PAGE_ROWS, Math.max(MIN_PAGE_ROWS, Math.ceil(budget.remainingBytes() / Math.max(1, chars / rows.length)) + 1));
+    if (rows.length > 0) pageRows = nextPageRows(budget.remainingBytes(), chars, rows.length);
   }
   return out;
 }
@@ -192,7 +200,7 @@ async function fetchChildren(db: Knex, dialect: Dialect, parents: readonly Row[]
       budget.addBytes(chars);
       if (!(rows.length === take && take < room)) break;
       read += rows.length;
-      pageRows = Math.min(MAX_PAGE_ROWS, Math.max(MIN_PAGE_ROWS, Math.ceil(budget.remainingBytes() / Math.max(1, chars / rows.length)) + 1));
+      pageRows = nextPageRows(budget.remainingBytes(), chars, rows.length);
     }
   }
   if (!twoSteps) return out;

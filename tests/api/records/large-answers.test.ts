@@ -6,7 +6,8 @@
  *   ANSWER_MAX_BYTES of them at most, not all 240 MB (on PostgreSQL 10 × 100 such tags were a 500
  *   `RangeError: Invalid string length` after 7.5 s and 1.6 GB);
  * - counting text as it is read never refuses an answer that fits: one of exactly ANSWER_MAX_BYTES,
- *   made of text read over several pages of rows, answers 200 and the same records; one byte less 413;
+ *   made of text read over several parts of a page or a level, answers 200 and the same bytes; one
+ *   byte less 413;
  * - a `json` value of 8,000 arrays 29 deep (~480 KB) is written whole (one native stringify, its text
  *   reused where the same tag appears again): a FindOne of it took 0.3–0.7 s, 25 articles showing it 10 s.
  */
@@ -99,47 +100,48 @@ for (const dialect of DIALECTS) {
       expect((small.body.records as Rec[]).map((r) => (r.tags as Rec[]).length)).to.deep.equal(Array(10).fill(24));
     });
 
-    describe('at ANSWER_MAX_BYTES and one byte past, text read over several pages of rows', () => {
-      let url: string;
-      let expected: string;
+    describe('at ANSWER_MAX_BYTES and one byte past, text read over several parts of a page or level', () => {
+      const answers = new Map<string, string>();
 
       before(async () => {
         const tags: number[] = [];
-        // 3 articles × 40 tags = 120 related rows: read 32, then as many as the bytes left would hold.
+        // 40 tags: a Find of them, and a level of 3 articles × 40/40/20 of them, are read 16 rows first, then the rest.
         const made = await app.http.post('/api/tag/bulk', Array.from({ length: 40 }, (_, i) => ({ label: `page ${i}`, notes: `${i}:${'é"\\x'.repeat(500 + i)}`, payload: { i, list: [i, 'x'] } })));
         expect(made.status, made.text.slice(0, 300)).to.equal(200);
         for (const t of made.body.data as Rec[]) tags.push(t.id);
         const articles = await app.http.post('/api/article/bulk', [0, 1, 2].map((i) => ({ title: `page ${i}`, tags: i === 2 ? tags.slice(0, 20) : tags })));
         expect(articles.status, articles.text.slice(0, 300)).to.equal(200);
-        url = `/api/article?${q({ filters: { title: { $startsWith: 'page' } }, sort: ['id'], populate: { tags: { limit: 100, sort: ['id'] } } })}`;
-        const whole = await app.http.get(url);
-        expect(whole.status, whole.text.slice(0, 300)).to.equal(200);
-        expect((whole.body.records as Rec[]).map((r) => (r.tags as Rec[]).length)).to.deep.equal([40, 40, 20]);
-        expected = whole.text;
+        const level = `/api/article?${q({ filters: { title: { $startsWith: 'page' } }, sort: ['id'], populate: { tags: { limit: 100, sort: ['id'] } } })}`;
+        const page = `/api/tag?${q({ filters: { label: { $startsWith: 'page' } }, sort: ['id'], limit: 100 })}`;
+        for (const url of [level, page]) {
+          const whole = await app.http.get(url);
+          expect(whole.status, whole.text.slice(0, 300)).to.equal(200);
+          answers.set(url, whole.text);
+        }
+        expect((JSON.parse(answers.get(level) as string).records as Rec[]).map((r) => (r.tags as Rec[]).length)).to.deep.equal([40, 40, 20]);
+        expect(JSON.parse(answers.get(page) as string).records).to.have.length(40);
       });
 
-      it('an answer of exactly ANSWER_MAX_BYTES answers 200 with every record; one byte less of the bound 413 naming it', async () => {
-        const size = Buffer.byteLength(expected);
-        const at = await startTestApp(dialect, { database, contentTypesDir: MODELS, checkResponses: false, env: { ANSWER_MAX_BYTES: String(size) } });
-        try {
-          const res = await at.http.get(url);
-          expect(res.status, res.text.slice(0, 300)).to.equal(200);
-          expect(res.text).to.equal(expected);
-        } finally {
-          await at.close();
-        }
-        const past = await startTestApp(dialect, { database, contentTypesDir: MODELS, checkResponses: false, env: { ANSWER_MAX_BYTES: String(size - 1) } });
-        try {
-          expectTooLarge(await past.http.get(url));
-          // The notes alone (their characters, each row as often as it is shown) pass a bound of half the answer: refused while reading.
-          const halfway = await startTestApp(dialect, { database, contentTypesDir: MODELS, checkResponses: false, env: { ANSWER_MAX_BYTES: String(Math.floor(size / 2)) } });
+      it('an answer of exactly ANSWER_MAX_BYTES answers 200 with every record; one byte less of the bound 413 naming it (a populated level, a Find page)', async () => {
+        for (const [url, expected] of answers) {
+          const size = Buffer.byteLength(expected);
+          const at = await startTestApp(dialect, { database, contentTypesDir: MODELS, checkResponses: false, env: { ANSWER_MAX_BYTES: String(size) } });
           try {
-            expectTooLarge(await halfway.http.get(url));
+            const res = await at.http.get(url);
+            expect(res.status, res.text.slice(0, 300)).to.equal(200);
+            expect(res.text).to.equal(expected);
           } finally {
-            await halfway.close();
+            await at.close();
           }
-        } finally {
-          await past.close();
+          for (const bound of [size - 1, Math.floor(size / 2)]) {
+            // one byte past: found while serializing; half: the text read already passes it
+            const past = await startTestApp(dialect, { database, contentTypesDir: MODELS, checkResponses: false, env: { ANSWER_MAX_BYTES: String(bound) } });
+            try {
+              expectTooLarge(await past.http.get(url));
+            } finally {
+              await past.close();
+            }
+          }
         }
       });
     });
