@@ -80,10 +80,12 @@ const MAX_PAGE_ROWS = 4096;
 /** Types whose values have no length bound but the body's. */
 const UNBOUNDED = new Set<string>(['text', 'json']);
 
+/** Does a level show values of a type without a length bound of its own (text, json)? */
+const showsLongValues = (select: readonly SelectedField[]): boolean => select.some((f) => UNBOUNDED.has(f.type));
+
 /** Rows of the first query of a level: all of them, unless they show long values and the answer's bytes are bounded. */
 export function firstPageRows(select: readonly SelectedField[], budget: RecordBudget): number {
-  if (!Number.isFinite(budget.remainingBytes())) return Number.POSITIVE_INFINITY;
-  return select.some((f) => UNBOUNDED.has(f.type)) ? FIRST_PAGE_ROWS : Number.POSITIVE_INFINITY;
+  return Number.isFinite(budget.remainingBytes()) && showsLongValues(select) ? FIRST_PAGE_ROWS : Number.POSITIVE_INFINITY;
 }
 
 /** Rows of the next query: as many as `bytesLeft` would hold at `chars` characters per `rows` rows so far. */
@@ -93,9 +95,6 @@ export function nextPageRows(bytesLeft: number, chars: number, rows: number): nu
 
 /** The id column alone: what the first query of a two-step level reads. */
 const ID_ONLY: readonly SelectedField[] = [{ name: 'id', column: 'id', type: 'integer' }];
-
-/** Does a level show values of a type without a length bound of its own (text, json)? */
-const showsLongValues = (select: readonly SelectedField[]): boolean => select.some((f) => UNBOUNDED.has(f.type));
 
 /**
  * Reads `ids` of `p.target` with `select`, a page of rows at a time while they show long values and
@@ -125,10 +124,10 @@ async function rowsById(db: Knex, p: CheckedPopulate, select: readonly SelectedF
 /**
  * Fetches the children of `parents` for one relation: rows tagged with the parent key they belong to,
  * each parent's children in order. At most `budget.remaining() + 1` rows (more would be past the record
- * budget anyway); each row counts into the budget's records as many times as its parent appears. The text the rows show counts into the budget's bytes as they are read, each row as
- * many times as its parent appears (`weightOf`), so an answer past ANSWER_MAX_BYTES is refused after
- * about that many bytes of rows were read, not after all of them (10 articles × 100 tags of 1 MB notes:
- * 1 GB). A level showing long values (text, json) is read a page of rows at a time; a many-to-many one
+ * budget anyway). As rows are read, each counts into the budget's records, and the text it shows into
+ * its bytes, as many times as its parent appears (`weightOf`), so an answer past ANSWER_MAX_BYTES is
+ * refused after about that many bytes of rows were read, not after all of them (10 articles × 100
+ * tags of 1 MB notes: 1 GB). A level showing long values (text, json) is read a page of rows at a time; a many-to-many one
  * in two steps: which records each parent shows (ids only), then each of those records once (a tag
  * shown under 10 articles is read, and its json parsed by the driver, once, not 10 times).
  */
