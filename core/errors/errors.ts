@@ -8,7 +8,18 @@ export class MethodNotAllowedError extends AppError { readonly status = 405; }
 export class ConflictError extends AppError { readonly status = 409; }
 export class PayloadTooLargeError extends AppError { readonly status = 413; }
 /** 413 for an answer (not a request body) past ANSWER_MAX_RECORDS / ANSWER_MAX_BYTES; details name the setting. */
-export class AnswerTooLargeError extends AppError { readonly status = 413; }
+export class AnswerTooLargeError extends AppError {
+  readonly status = 413;
+
+  /** The answer is past ANSWER_MAX_BYTES (found while reading its rows or while serializing it); `afterWrite`: its write was carried out. */
+  static bytes(maxBytes: number, afterWrite = false): AnswerTooLargeError {
+    return new AnswerTooLargeError(
+      `the answer is larger than ${maxBytes} bytes (ANSWER_MAX_BYTES); ` +
+        (afterWrite ? 'the write itself was carried out: read the records back with fields or populate limits' : 'ask for fewer records or fields (limit, fields, populate[<relation>][limit])'),
+      { setting: 'ANSWER_MAX_BYTES', limit: maxBytes },
+    );
+  }
+}
 export class UnsupportedMediaTypeError extends AppError { readonly status = 415; }
 export class ServiceUnavailableError extends AppError { readonly status = 503; }
 /**

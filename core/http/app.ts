@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
     validators,
     hashPassword: passwordHasher(config.iam.bcryptCost),
     ...recordReadOptions(config),
+    answerMaxBytes: config.answerMaxBytes,
     writeMaxLinks: config.writeMaxLinks,
     media,
     events: events ?? null,

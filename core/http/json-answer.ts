@@ -13,6 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { AnswerTooLargeError } from '../errors/errors';
 import { answerHasher, etagOfHash } from './etag';
+import { isJsonLeaf } from './json-leaves';
 
 /** Longest stretch of serializing one answer between two turns of the event loop. */
 export const SLICE_MS = 1;
@@ -124,6 +125,8 @@ const REPEAT_MAX_CHARS = 1 << 18;
 interface Repeats {
   readonly seen: Set<object>;
   readonly bytes: Map<object, Buffer>;
+  /** The text of each `json` attribute value written (json-leaves.ts), as bytes when it is long. */
+  readonly leaves: Map<object, Piece>;
 }
 
 /** A piece of the answer: text, or the bytes of a repeated object. */
@@ -140,6 +143,17 @@ function* pieces(v: unknown, depth: number, repeats: Repeats, keeping = false): 
   }
   if (isLeaf(v) || depth >= MAX_WALK_DEPTH) {
     yield JSON.stringify(v) ?? 'null';
+    return;
+  }
+  if (isJsonLeaf(v as object)) {
+    // A `json` attribute's value: one native stringify, its text reused wherever the value appears again.
+    let text = repeats.leaves.get(v as object);
+    if (text === undefined) {
+      const s = JSON.stringify(v) ?? 'null';
+      text = s.length > OWN_BUFFER_CHARS ? Buffer.from(s, 'utf8') : s;
+      repeats.leaves.set(v as object, text);
+    }
+    yield text;
     return;
   }
   if (Array.isArray(v) ? isFlat(v) : !isPlainObject(v as object) || isShallow(v as Record<string, unknown>)) {
@@ -207,13 +221,7 @@ function* kept(obj: object, depth: number, repeats: Repeats): Generator<Piece, v
   if (kept) repeats.bytes.set(obj, Buffer.concat(kept.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))));
 }
 
-function tooLarge(maxBytes: number, afterWrite: boolean): AnswerTooLargeError {
-  return new AnswerTooLargeError(
-    `the answer is larger than ${maxBytes} bytes (ANSWER_MAX_BYTES); ` +
-      (afterWrite ? 'the write itself was carried out: read the records back with fields or populate limits' : 'ask for fewer records or fields (limit, fields, populate[<relation>][limit])'),
-    { setting: 'ANSWER_MAX_BYTES', limit: maxBytes },
-  );
-}
+const tooLarge = (maxBytes: number, afterWrite: boolean): AnswerTooLargeError => AnswerTooLargeError.bytes(maxBytes, afterWrite);
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -274,7 +282,7 @@ export async function jsonAnswer(body: unknown, maxBytes: number, afterWrite = f
   };
   let count = 0;
   let sliceStart = performance.now();
-  for (const piece of pieces(body, 0, { seen: new Set(), bytes: new Map() })) {
+  for (const piece of pieces(body, 0, { seen: new Set(), bytes: new Map(), leaves: new Map() })) {
     let look = ++count % CLOCK_EVERY === 0;
     if (typeof piece !== 'string' || piece.length > OWN_BUFFER_CHARS) {
       if (chars > 0) encode();

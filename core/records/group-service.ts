@@ -18,6 +18,7 @@ import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { type RecordBudget, unbounded } from './answer-budget';
 import { serializeWithPopulate, withLinks } from './populate';
 import type { ApiRecord, Row } from './serializer';
+import { mapInTurns } from './turns';
 
 export interface PageMeta {
   readonly totalRecords: number;
@@ -72,6 +73,9 @@ function groupKeyOf(g: CheckedGroup, row: Row): Record<string, unknown> {
 /** Identifies a group across the page query and the records query. */
 const identity = (key: Record<string, unknown>): string => JSON.stringify(Object.values(key));
 
+/** Records of a grouped answer read by one query, at most (as many groups as hold this many records each). */
+const GROUP_ROWS_PER_QUERY = 500;
+
 /** `budget` counts the records of `groupRecords` and what they populate (ANSWER_MAX_RECORDS). */
 export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQuery, budget: RecordBudget = unbounded()): Promise<GroupedListResult> {
   const g = q.group;
@@ -99,13 +103,22 @@ export async function findGrouped(db: Knex, dialect: Dialect, q: CheckedGroupQue
   if (groups.length > 0 && r.limit > 0) {
     const select = withLinks(r.select, r.populate);
     const keys = rows.map((row) => g.keys.map((_, i) => row[groupKeyColumn(i)]));
-    // assigned, not push(...rows): rows past ~120,000 would pass the call stack's limit as arguments
-    found = (await compileGroupRecords(db, dialect, src, g, { select, sort: r.sort, joins: r.joins, limit: r.limit, offset: r.offset }, keys)) as Row[];
+    // The records of GROUP_ROWS_PER_QUERY rows' worth of groups per query: a driver builds one query's
+    // rows in one piece of the event loop (SQLite: 10,000 rows held it ~80 ms, 500 ~4 ms), the groups' rows are
+    // ranked among themselves, and a page of groups within that many rows is still one query.
+    const perQuery = Math.max(1, Math.floor(GROUP_ROWS_PER_QUERY / Math.max(1, r.limit)));
+    for (let at = 0; at < keys.length; at += perQuery) {
+      const rowsOf = (await compileGroupRecords(db, dialect, src, g, { select, sort: r.sort, joins: r.joins, limit: r.limit, offset: r.offset }, keys.slice(at, at + perQuery))) as Row[];
+      // one by one, not push(...rows): rows past ~120,000 would pass the call stack's limit as arguments
+      if (at === 0) found = rowsOf;
+      else for (const row of rowsOf) found.push(row);
+    }
   }
   // One serialization (and one populate query per relation level) for the records of every group.
   const serialized = await serializeWithPopulate(db, dialect, found, r.select, r.populate, budget);
   const byGroup = new Map<string, ApiRecord[]>(groups.map((x) => [identity(x.groupKey), []]));
-  found.forEach((row, i) => byGroup.get(identity(groupKeyOf(g, row)))?.push(serialized[i]));
+  const groupOf = await mapInTurns(found, (row) => identity(groupKeyOf(g, row)));
+  groupOf.forEach((key, i) => byGroup.get(key)?.push(serialized[i]));
   // The group's size is the page query's count of it (the records query reads the same rows).
   const groupRecords = groups.map((x): GroupRecordsEntry => ({ groupKey: x.groupKey, aggregates: x.aggregates, records: byGroup.get(identity(x.groupKey)) ?? [], meta: pageMeta(x.size, r.limit, r.offset) }));
   return { ...result, groupRecords };

@@ -15,11 +15,13 @@ export type Db = Knex | Knex.Transaction;
 /** The page's column that carries the list's total (no attribute column can be named so: they are snake_case). */
 const TOTAL_COLUMN = '__total';
 
-export async function findPage(db: Db, dialect: Dialect, q: CheckedQuery): Promise<{ rows: Row[]; total: number }> {
+/** `withTotal` false: the page alone (a later part of a page read in parts); `total` is then NaN. */
+export async function findPage(db: Db, dialect: Dialect, q: CheckedQuery, withTotal = true): Promise<{ rows: Row[]; total: number }> {
   const src = { table: proveTable(q.model.table), filter: q.filter, softDelete: q.softDelete };
   const countAlone = async (): Promise<number> => Number(((await compileCount(db, src, dialect)) as { count: number | string }[])[0]?.count ?? 0);
   if (q.limit === 0) return { rows: [], total: await countAlone() };
   const select = withLinks(q.select, q.populate);
+  if (!withTotal) return { rows: (await compileList(db, { ...src, select, sort: q.sort, joins: q.joins, limit: q.limit, offset: q.offset }, dialect)) as Row[], total: Number.NaN };
   // The page and its total in one statement: the count is an uncorrelated scalar subquery, which each
   // database evaluates once. One round trip less per list (on PostgreSQL a socket write that wakes the
   // server, on SQLite a hand-off to the connection's thread), and a request holds one connection at a time.

@@ -2,6 +2,7 @@
 import type { SelectedField } from '../query/checked';
 import { ATTRIBUTE_KINDS } from '../registry/attribute-kinds';
 import { DELETED, NOT_DELETED } from '../registry/types';
+import { markJsonLeaf } from '../http/json-leaves';
 
 export type Row = Record<string, unknown>;
 export type ApiRecord = Record<string, unknown>;
@@ -15,7 +16,10 @@ export function serializeRow(row: Row, select: readonly SelectedField[]): ApiRec
   const out: ApiRecord = {};
   for (const f of select) {
     const v = row[f.column];
-    out[f.name] = f.name === 'deletedTracker' ? tracker(v) : v === null || v === undefined ? null : ATTRIBUTE_KINDS[f.type].fromDb(v);
+    if (f.name === 'deletedTracker') out[f.name] = tracker(v);
+    else if (v === null || v === undefined) out[f.name] = null;
+    else if (f.type === 'json') out[f.name] = markJsonLeaf(ATTRIBUTE_KINDS.json.fromDb(v));
+    else out[f.name] = ATTRIBUTE_KINDS[f.type].fromDb(v);
   }
   return out;
 }

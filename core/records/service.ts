@@ -7,7 +7,7 @@ import type { Dialect } from '../../database/dialects/dialect';
 import { AppError } from '../errors/app-error';
 import type { IncomingFile } from '../media/intake';
 import { type MediaService, type PreparedFile, mediaFields } from '../media/service';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
+import { AnswerTooLargeError, BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors/errors';
 import type { Actor } from '../plugin-api';
 import { emptyListQuery, type ListQuery, type SoftDeleteScope } from '../query/ast';
 import type { CheckedFilter, CheckedQuery } from '../query/checked';
@@ -24,8 +24,8 @@ import { mergedItemFields } from '../validation/bulk-fields';
 import { lockEntries } from './entry-lock';
 import { type LocaleTargets, deleteTargets, recoverTargets } from './locale-targets';
 import { type GroupedListResult, findGrouped } from './group-service';
-import { RecordBudget } from './answer-budget';
-import { serializeWithPopulate, withLinks } from './populate';
+import { RecordBudget, textChars } from './answer-budget';
+import { firstPageRows, nextPageRows, serializeWithPopulate, withLinks } from './populate';
 import * as repo from './repository';
 import * as loc from './locales';
 import type { LocaleSettings } from '../../config/locales';
@@ -62,6 +62,8 @@ export interface RecordServiceDeps {
   readonly populateMaxLimit?: number;
   /** Records in one read answer, populated ones counted (ANSWER_MAX_RECORDS); unset: no bound. */
   readonly answerMaxRecords?: number;
+  /** Bytes of one read answer (ANSWER_MAX_BYTES): the text its rows show is counted as they are read; unset: no bound. */
+  readonly answerMaxBytes?: number;
   /** Relation links one write call may write, published copies' included (WRITE_MAX_LINKS; write-limits.ts). */
   readonly writeMaxLinks?: number;
   /** Query cost bounds (QUERY_MAX_RELATION_HOPS, QUERY_MAX_RELATION_SCOPES); limits.ts defaults when absent. */
@@ -219,7 +221,8 @@ export class RecordService {
     const { dialect } = this.deps;
     const row = await repo.findById(db, dialect, q.model, id, scope, withLinks(q.select, q.populate));
     if (!row) return null;
-    const [record] = await serializeWithPopulate(db as Knex, dialect, [row], q.select, q.populate, this.budget());
+    // The record of an event or a hook, not an answer: no byte bound (a write must not fail over it).
+    const [record] = await serializeWithPopulate(db as Knex, dialect, [row], q.select, q.populate, this.budget(false));
     await this.deps.media?.attach(db, q.model, [row], [record], q.populateMedia);
     await loc.attachLocalizations(db, q.model, [id], [record]);
     await annotate(db, q.model, [record], version);
@@ -255,9 +258,9 @@ export class RecordService {
     if (!found.has(id)) throw new ForbiddenError(`this ${action === 'update' ? 'update' : 'create'} would leave ${model.name} ${id} outside your rule for ${model.name}.${action}`);
   }
 
-  /** One per read answer: counts its records against ANSWER_MAX_RECORDS. */
-  private budget(): RecordBudget {
-    return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY);
+  /** One per read answer: counts its records against ANSWER_MAX_RECORDS and the text they show against ANSWER_MAX_BYTES. */
+  private budget(bytes = true): RecordBudget {
+    return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY, bytes ? (this.deps.answerMaxBytes ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY);
   }
 
   /** Where reads outside a transaction go: SQLite's read-only connections, else the pool. */
@@ -265,11 +268,37 @@ export class RecordService {
     return this.deps.readDb ?? this.deps.db;
   }
 
+  /**
+   * The page of a Find. A page showing long values (text, json) under a byte bound is read a part at a
+   * time (populate.ts: 16 rows, then as many as the bytes left would hold), refused with a 413 naming
+   * ANSWER_MAX_BYTES once the text read passes it: 100 records of 1 MB notes are not all read first.
+   */
+  private async findPage(db: Knex, q: CheckedQuery, budget: RecordBudget): Promise<{ rows: Row[]; total: number }> {
+    const { dialect } = this.deps;
+    let size = firstPageRows(q.select, budget);
+    if (q.limit <= size) return repo.findPage(db, dialect, q);
+    const first = await repo.findPage(db, dialect, { ...q, limit: size });
+    const rows = first.rows;
+    let chars = 0;
+    for (let read = 0; ; ) {
+      const part = rows.slice(read);
+      for (const row of part) chars += textChars(row, q.select);
+      // Only looked at: serializeWithPopulate counts the page's bytes into the budget.
+      if (chars > budget.remainingBytes()) throw AnswerTooLargeError.bytes(budget.maxBytes);
+      if (part.length < size || rows.length >= q.limit) return { rows, total: first.total };
+      read = rows.length;
+      size = Math.min(q.limit - read, nextPageRows(budget.remainingBytes() - chars, chars, read));
+      const next = await repo.findPage(db, dialect, { ...q, offset: q.offset + read, limit: size }, false);
+      for (const row of next.rows) rows.push(row);
+    }
+  }
+
   async find(q: CheckedQuery): Promise<ListResult> {
     const { dialect } = this.deps;
     const db = this.reader;
-    const { rows, total } = await this.run(q.model, () => repo.findPage(db, dialect, q));
-    const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate, this.budget()));
+    const budget = this.budget();
+    const { rows, total } = await this.run(q.model, () => this.findPage(db, q, budget));
+    const records = await this.run(q.model, () => serializeWithPopulate(db, dialect, rows, q.select, q.populate, budget));
     await this.run(q.model, async () => this.deps.media?.attach(db, q.model, rows, records, q.populateMedia));
     await this.run(q.model, () => loc.attachLocalizations(db, q.model, rows.map((r) => Number(r.id)), records));
     await this.run(q.model, () => annotate(db, q.model, records, versionRead(q.model)));
