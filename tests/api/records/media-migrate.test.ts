@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('refuses an unknown target (the operator's input: exit 2) and a missing bucket (configuration: exit 1)', () => {
+    it('refuses an unknown target (refused input: exit 2) and a missing bucket (configuration: exit 1)', () => {
       const env = { ...process.env, ...app.env, AUTO_MIGRATE: 'false' };
       const cli = join(ROOT, 'dist', 'admin-cli', 'index.js');
       const bad = spawnSync(process.execPath, [cli, 'media:migrate', '--to', 'ftp'], { env, encoding: 'utf8', timeout: 20_000 });
