@@ -9,15 +9,12 @@
  * another request waits for, whatever else the machine runs), and /health and another caller's
  * FindOne, each from a connection of its own, while the six run.
  */
-import http from 'node:http';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { DIALECTS } from '../helpers/dialects';
 import { figures, percentile } from './helpers/load';
-import { createUserOver, firstId } from './helpers/nodes';
-import { freshDatabase, type FreshDatabase } from './helpers/fresh-service';
-import { startServerProcess, type ServerProcess } from './helpers/server-process';
-import { ROOT } from '../helpers/test-app';
+import type { FreshDatabase } from './helpers/fresh-service';
+import { countedGet as get, oneUserRepeats, oneUserScene, type OneUserScene, turnsDuring } from './helpers/one-user-load';
+import type { ServerProcess } from './helpers/server-process';
 
 const ROWS = 10_000;
 /** 100 fee types, each with its institute and that institute's first 100 fee types: 10,100 records. */
@@ -54,42 +51,21 @@ async function seed(fresh: FreshDatabase): Promise<number> {
   return instituteId;
 }
 
-/** GET on a connection of its own, the body counted and dropped (parsing megabytes here would stall this process's own timing). */
-function get(url: string, token?: string): Promise<{ status: number; bytes: number; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = http.get(url, { agent: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, ms: performance.now() - t0 }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(60_000, () => req.destroy(new Error(`no answer from ${url} within 60 s`)));
-  });
-}
-
 for (const dialect of DIALECTS) {
   describe(`${dialect}: one user’s large answers leave the event loop to the others`, function () {
     this.timeout(240_000);
-    let fresh: FreshDatabase;
+    let scene: OneUserScene<number>;
     let server: ServerProcess;
     let reader: string;
     let victim: string;
     let instituteId: number;
 
     before(async () => {
-      fresh = await freshDatabase(dialect);
-      server = await startServerProcess({ ...fresh.env, LOG_LEVEL: 'warn' }, { nodeArgs: ['--require', join(ROOT, 'dist', 'tests', 'hardening', 'helpers', 'loop-rounds.js')] });
-      instituteId = await seed(fresh);
-      const authenticated = await firstId(server, '/api/role?filters[name][$eq]=authenticated');
-      reader = (await createUserOver(server, 'reader', [authenticated])).accessToken;
-      victim = (await createUserOver(server, 'victim', [authenticated])).accessToken;
+      scene = await oneUserScene(dialect, seed);
+      ({ server, reader, victim, seeded: instituteId } = scene);
     });
     after(async () => {
-      server?.kill('SIGKILL');
-      await server?.exited;
-      await fresh?.drop();
+      await scene?.close();
     });
 
     it('a turn of the event loop stays short, /health and another caller’s FindOne answer, while one user runs 6 lists of 8 MB each', async () => {
@@ -98,33 +74,22 @@ for (const dialect of DIALECTS) {
       expect(probe.bytes, 'each answer is several megabytes').to.be.greaterThan(5_000_000);
 
       const end = Date.now() + ATTACK_MS;
-      const large: number[] = [];
-      const attacker = async (): Promise<void> => {
-        while (Date.now() < end) {
-          const r = await get(server.url + LARGE, reader);
-          expect(r.status, 'a large list').to.equal(200);
-          large.push(r.ms);
-        }
-      };
-      const attacks = Array.from({ length: 6 }, attacker);
+      const { times: large, done } = oneUserRepeats(server.url + LARGE, reader, 6, end, 'a large list');
       await new Promise((r) => setTimeout(r, 500)); // the six are running
-      server.proc.kill('SIGUSR2'); // loop-rounds: start
       const health: number[] = [];
       const findOne: number[] = [];
-      while (Date.now() < end - 500) {
-        const h = await get(`${server.url}/health`);
-        expect(h.status).to.equal(200);
-        health.push(h.ms);
-        const f = await get(`${server.url}/api/institute/${instituteId}`, victim);
-        expect(f.status).to.equal(200);
-        findOne.push(f.ms);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      server.proc.kill('SIGUSR2'); // loop-rounds: stop and report
-      await Promise.all(attacks);
-      const line = server.stderr().split('\n').find((l) => l.startsWith('loop-rounds '));
-      expect(line, `loop-rounds report in stderr: ${server.stderr()}`).to.be.a('string');
-      const turns = JSON.parse((line as string).slice('loop-rounds '.length)) as { count: number; cpuMs: number[]; wallMs: number[] };
+      const turns = await turnsDuring(server, async () => {
+        while (Date.now() < end - 500) {
+          const h = await get(`${server.url}/health`);
+          expect(h.status).to.equal(200);
+          health.push(h.ms);
+          const f = await get(`${server.url}/api/institute/${instituteId}`, victim);
+          expect(f.status).to.equal(200);
+          findOne.push(f.ms);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      });
+      await done;
       const round = (ms: number): number => Math.round(ms);
       figures(`${dialect} large-answers`, {
         answerBytes: probe.bytes,

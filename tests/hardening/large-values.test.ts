@@ -9,7 +9,6 @@
  * Measured on a real server process: its resident memory (VmRSS, sampled every 10 ms) and the time
  * to the answer, and /health while they run.
  */
-import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -17,6 +16,7 @@ import { DIALECTS } from '../helpers/dialects';
 import { figures } from './helpers/load';
 import { createUserOver, firstId } from './helpers/nodes';
 import { freshDatabase, type FreshDatabase } from './helpers/fresh-service';
+import { countedGet as get, type Got } from './helpers/one-user-load';
 import { startServerProcess, type ServerProcess } from './helpers/server-process';
 import { ROOT } from '../helpers/test-app';
 
@@ -33,30 +33,6 @@ const SIX_MAX_MIB = 400;
 const SIX_PEAK_MIB = 700;
 /** Bound on the time to the 413 (old code: 1.7–11 s, or a 500 / 504). */
 const ANSWER_MS = 3000;
-
-interface Got {
-  status: number;
-  body: string;
-  ms: number;
-}
-
-function get(url: string, token: string): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = http.get(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      res.on('data', (c: Buffer) => {
-        if (kept < 4096) chunks.push(c);
-        kept += c.length;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 4096), ms: performance.now() - t0 }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(60_000, () => req.destroy(new Error(`no answer from ${url} within 60 s`)));
-  });
-}
 
 async function post(server: ServerProcess, path: string, body: unknown): Promise<{ data: { id: number } | { id: number }[] }> {
   const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token ?? ''}` }, body: JSON.stringify(body) });
