@@ -223,7 +223,8 @@ function* kept(obj: object, depth: number, repeats: Repeats): Generator<Piece, v
 
 const tooLarge = (maxBytes: number, afterWrite: boolean): AnswerTooLargeError => AnswerTooLargeError.bytes(maxBytes, afterWrite);
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Gives the event loop to other requests (after SLICE_MS of one answer's work). */
+export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The answer's bytes, in the buffers they were made in (not copied into one: a large copy stalls too). */
 export interface JsonAnswer {

@@ -4,12 +4,10 @@
  * not the ~400 ms one answer of 10,000 records held it in one piece (README: Answers nobody reads).
  */
 import { performance } from 'node:perf_hooks';
-import { SLICE_MS } from '../http/json-answer';
+import { nextTurn, SLICE_MS } from '../http/json-answer';
 
 /** Items handled between two looks at the clock. */
 const CLOCK_EVERY = 32;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** `items` mapped by `fn` in order, yielding to other requests after every SLICE_MS of work; a short list is one synchronous map. */
 export async function mapInTurns<T, U>(items: readonly T[], fn: (item: T, index: number) => U): Promise<U[]> {
