@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { pruneInBatches, withFolds, type PluginDeps } from '../../plugin-api';
+import { insertRows, pruneInBatches, withFolds, type PluginDeps } from '../../plugin-api';
 import type { ContentType } from '../../registry/types';
 
 export const WEBHOOK = 'webhook';
@@ -69,7 +69,7 @@ export interface ClaimShare {
 /** A fair claim ranks this many times its limit of the oldest due deliveries. */
 export const CLAIM_SCAN = 4;
 
-/** Rows per INSERT statement. */
+/** Rows per INSERT of insertOwned (its own VALUES list, with seven more bound values per row for the order check). */
 const INSERT_CHUNK = 200;
 
 /** Attempts kept per delivery (the oldest are dropped beyond). */
@@ -189,7 +189,7 @@ export class WebhookStore {
   /** New pending deliveries (in the transaction of the events they carry), for any node to claim. */
   async insertDeliveries(trx: Db, rows: readonly NewDelivery[], now: Date, retryForMs: number): Promise<void> {
     const values = this.newRows(rows, now, retryForMs);
-    for (let i = 0; i < values.length; i += INSERT_CHUNK) await trx(this.deliveries.table).insert(values.slice(i, i + INSERT_CHUNK));
+    await insertRows(trx, this.deliveries.table, values);
   }
 
   /**
