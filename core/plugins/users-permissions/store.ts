@@ -227,19 +227,25 @@ export class IdentityStore {
    * Undefined: no such account.
    */
   async updateUserFrom<T>(id: number, change: (u: UserRow) => { readonly changes: Record<string, unknown>; readonly result: T }, actor: EventActor | null = null): Promise<T | undefined> {
-    const { dialect, events } = this.deps;
+    const { events } = this.deps;
     const out = await this.db.transaction(async (trx) => {
-      const q = trx(this.users).where('id', id);
-      if (dialect.rowLocks) q.forUpdate();
-      const r = (await q.first()) as Record<string, unknown> | undefined;
-      if (!r) return undefined;
-      const { changes, result } = change(this.toUser(r));
+      const u = await this.lockedUser(trx, id);
+      if (!u) return undefined;
+      const { changes, result } = change(u);
       await this.writeUser(trx, id, changes, actor);
       return { result };
     });
     if (!out) return undefined;
     events?.committed();
     return out.result;
+  }
+
+  /** Account `id` as it is in `trx`, its row locked where the database has row locks. */
+  private async lockedUser(trx: Knex.Transaction, id: number): Promise<UserRow | undefined> {
+    const q = trx(this.users).where('id', id);
+    if (this.deps.dialect.rowLocks) q.forUpdate();
+    const r = (await q.first()) as Record<string, unknown> | undefined;
+    return r ? this.toUser(r) : undefined;
   }
 
   private async writeUser(trx: Knex.Transaction, id: number, changes: Record<string, unknown>, actor: EventActor | null): Promise<void> {
@@ -256,12 +262,10 @@ export class IdentityStore {
    * remove or set null with it (PluginDeps.foreignKeyEvents); by the system (actor null). False: refused or gone.
    */
   async deleteUserIf(id: number, may: (u: UserRow) => boolean): Promise<boolean> {
-    const { dialect, events, foreignKeyEvents } = this.deps;
+    const { events, foreignKeyEvents } = this.deps;
     const deleted = await this.db.transaction(async (trx) => {
-      const q = trx(this.users).where('id', id);
-      if (dialect.rowLocks) q.forUpdate();
-      const r = (await q.first()) as Record<string, unknown> | undefined;
-      if (!r || !may(this.toUser(r))) return false;
+      const u = await this.lockedUser(trx, id);
+      if (!u || !may(u)) return false;
       const fallout = (await foreignKeyEvents?.beforeDelete(trx, 'user', [id], null)) ?? null;
       await deleteAnnounced(events, trx, this.users, 'user', [id]);
       await fallout?.announce(trx);
