@@ -19,6 +19,20 @@ const text = async (body: unknown, max = Number.POSITIVE_INFINITY, afterWrite = 
   return all.toString('utf8');
 };
 
+/** `run`'s result, and how many turns of the event loop other work had while it ran. */
+async function withTurnsCounted<T>(run: () => Promise<T>): Promise<{ out: T; turns: number }> {
+  let turns = 0;
+  let ticking = true;
+  const tick = (): void => {
+    turns += 1;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const out = await run();
+  ticking = false;
+  return { out, turns };
+}
+
 const record = (i: number): Record<string, unknown> => ({ id: i, name: `n${i}`, city: null, score: 1.5, flag: true, meta: { a: [1, { b: 'x' }] } });
 
 
@@ -151,15 +165,7 @@ describe('json answer serializer', () => {
     }
     // 6 MB of text in two records (before: one JSON.stringify of it all, no turn given)
     const long = { records: [{ id: 1, body: 'x"é'.repeat(1_000_000) }, { id: 2, body: 'y\\€'.repeat(1_000_000) }] };
-    let turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const out = await text(long);
-    ticking = false;
+    const { out, turns } = await withTurnsCounted(() => text(long));
     expect(out).to.equal(JSON.stringify(long));
     expect(turns, 'turns of the loop while serializing').to.be.above(3);
   });
@@ -214,15 +220,7 @@ describe('json answer serializer', () => {
   it('gives other work turns of the event loop while a large answer is serialized', async () => {
     const children = Array.from({ length: 40 }, (_, i) => record(i));
     const body = { records: Array.from({ length: 2000 }, (_, i) => ({ ...record(i), children })) };
-    let turns = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
-    const out = await text(body);
-    ticking = false;
+    const { out, turns } = await withTurnsCounted(() => text(body));
     expect(out.length).to.be.above(5_000_000);
     expect(turns, 'turns of the loop while serializing').to.be.above(3);
   });
