@@ -159,13 +159,13 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
  * PostgreSQL LISTEN/NOTIFY: `publish` sends a NOTIFY through `db`'s pool after the commit (coalesced);
  * one dedicated connection per node listens.
  */
-export function postgresSignal(db: Knex, connectionString: string, log: Logger): EventSignal {
+export function postgresSignal(db: Knex, target: { readonly connectionString: string; readonly channel: string }, log: Logger): EventSignal {
   const origin = newOrigin();
   let listener: PgListener | null = null;
   let warned = false;
   const signal = coalesced(async () => {
     try {
-      await notifyCommitted(db, origin);
+      await notifyCommitted(db, target.channel, origin);
       warned = false;
     } catch (err) {
       if (!warned) log.warn({ err }, 'events: NOTIFY failed; nodes learn of events by polling meanwhile');
@@ -177,7 +177,7 @@ export function postgresSignal(db: Knex, connectionString: string, log: Logger):
     publish: () => signal.request(),
     listen(fn) {
       listener ??= listenPostgres(
-        connectionString,
+        target,
         (from) => {
           if (from !== origin) fn();
         },

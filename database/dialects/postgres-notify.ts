@@ -5,24 +5,38 @@
  * (one global lock), which capped concurrent writes. One dedicated connection per node listens; it
  * reconnects after a loss.
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseTarget } from '../../config/schema';
 
+/** The channel of a deployment in the connection's default schema (no DATABASE_SCHEMA, or `public`). */
 export const EVENTS_CHANNEL = 'ris_events';
 
 /**
- * Tells every listening node that events were committed (a statement of its own, outside any
- * transaction); `origin` (the payload) lets the sending node, which listens too, pass over its own.
+ * The channel of the deployment whose tables are in `schema`: a NOTIFY reaches every listener of the
+ * database, so deployments sharing one database in different schemas (staging beside production, one
+ * per tenant, the tests' schemas) each have their own, and one's writes never wake the other's nodes
+ * (each wake is a claim and an outbox read there). A hash keeps any schema name a plain identifier
+ * within PostgreSQL's 63 bytes.
  */
-export async function notifyCommitted(db: Knex, origin: string): Promise<void> {
-  await db.raw('SELECT pg_notify(?, ?)', [EVENTS_CHANNEL, origin]);
+export function eventsChannel(schema: string | null): string {
+  if (schema === null || schema === '' || schema === 'public') return EVENTS_CHANNEL;
+  return `${EVENTS_CHANNEL}_${createHash('sha256').update(schema).digest('hex').slice(0, 16)}`;
 }
 
-/** The connection string to LISTEN on, when the service runs on PostgreSQL (null: SQLite). */
-export function listenTarget(database: DatabaseTarget): string | null {
-  return database.client === 'pg' ? database.connectionString : null;
+/**
+ * Tells every node listening on `channel` that events were committed (a statement of its own, outside
+ * any transaction); `origin` (the payload) lets the sending node, which listens too, pass over its own.
+ */
+export async function notifyCommitted(db: Knex, channel: string, origin: string): Promise<void> {
+  await db.raw('SELECT pg_notify(?, ?)', [channel, origin]);
+}
+
+/** Where to LISTEN, when the service runs on PostgreSQL (null: SQLite or MariaDB). */
+export function listenTarget(database: DatabaseTarget): { readonly connectionString: string; readonly channel: string } | null {
+  return database.client === 'pg' ? { connectionString: database.connectionString, channel: eventsChannel(database.schema) } : null;
 }
 
 export interface PgListener {
@@ -30,7 +44,8 @@ export interface PgListener {
 }
 
 /** Listens on the events channel: `onNotify` gets each notification's payload, and null on (re)connecting (anything may have been committed meanwhile). */
-export function listenPostgres(connectionString: string, onNotify: (payload: string | null) => void, log: Logger): PgListener {
+export function listenPostgres(target: { readonly connectionString: string; readonly channel: string }, onNotify: (payload: string | null) => void, log: Logger): PgListener {
+  const { connectionString, channel } = target;
   let client: Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
@@ -51,7 +66,7 @@ export function listenPostgres(connectionString: string, onNotify: (payload: str
     c.on('end', () => lost(new Error('connection ended')));
     c.on('notification', (n) => onNotify(n.payload ?? null));
     c.connect()
-      .then(() => c.query(`LISTEN ${EVENTS_CHANNEL}`))
+      .then(() => c.query(`LISTEN ${channel}`))
       .then(() => onNotify(null)) // events committed while not listening
       .catch(lost);
   };
