@@ -164,9 +164,20 @@ export class Dispatcher {
     return { token: randomBytes(12).toString('hex'), until: new Date(Date.now() + this.config.leaseMs), count: given, perHook };
   }
 
+  /**
+   * Deliveries of one webhook this node sends at once: WEBHOOK_CONCURRENCY_PER_HOOK, or all of
+   * WEBHOOK_CONCURRENCY while it is the only webhook enabled (as the fan-out's list, read less than
+   * EVENTS_POLL_INTERVAL ago, says): the share keeps one webhook's receiver from holding up the others,
+   * and with no other there is nobody to keep room for. A second webhook enabled anywhere reloads that
+   * list at this node's next write (the outbox INSERT's version probe) or within its age.
+   */
+  private share(): number {
+    return this.hooks?.knownCount() === 1 ? this.config.concurrency : this.config.concurrencyPerHook;
+  }
+
   /** Deliveries of one webhook this node holds at most (being sent, waiting, reserved): its share of the room. */
   private heldCap(): number {
-    return this.config.concurrencyPerHook * CLAIM_AHEAD;
+    return this.share() * CLAIM_AHEAD;
   }
 
   /** Deliveries held here per webhook id: being sent, waiting to be, reserved for writes not yet ended. */
@@ -191,9 +202,9 @@ export class Dispatcher {
     }
   }
 
-  /** Whether a delivery of webhook `id` may start now (fewer than WEBHOOK_CONCURRENCY_PER_HOOK of it are being sent). */
+  /** Whether a delivery of webhook `id` may start now (fewer than its share of it are being sent). */
   private hookFree(id: number): boolean {
-    return (this.runningBy.get(id) ?? 0) < this.config.concurrencyPerHook;
+    return (this.runningBy.get(id) ?? 0) < this.share();
   }
 
   /**

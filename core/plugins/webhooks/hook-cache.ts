@@ -52,7 +52,15 @@ export class WebhookCache {
    * way here): no write can have made a delivery since, on this node or, within that age, on another.
    */
   knownEmpty(): boolean {
-    return this.hooks !== null && this.hooks.length === 0 && this.writing === 0 && this.now() - this.loadedAt < this.maxAgeMs;
+    return this.knownCount() === 0;
+  }
+
+  /**
+   * How many webhooks are enabled, as a list read less than `maxAgeMs` ago says (no webhook write under
+   * way here); null: not known now.
+   */
+  knownCount(): number | null {
+    return this.hooks !== null && this.writing === 0 && this.now() - this.loadedAt < this.maxAgeMs ? this.hooks.length : null;
   }
 
   /** Drops the list (a webhook changed somewhere). */

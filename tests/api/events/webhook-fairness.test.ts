@@ -109,5 +109,33 @@ for (const dialect of DIALECTS) {
       await app.http.patch(`/api/webhook/${slowId}`, { enabled: false });
       await app.http.patch(`/api/webhook/${fastId}`, { enabled: false });
     });
+
+    it('a webhook alone may use every sending slot; the share binds again once a second one is enabled', async () => {
+      await app.close();
+      app = await startTestApp(dialect, { database, env: ENV });
+      slow.received.splice(0);
+      const mk = async (name: string, url: string) => {
+        const res = await app.http.post('/api/webhook', { name, url, events: ['record.create'], model: 'fee-type' });
+        expect(res.status, res.text).to.equal(200);
+        return res.body.data.id as number;
+      };
+      const openTogether = (since: number): number => {
+        const at = slow.received.map((r) => r.at).filter((t) => t >= since);
+        return Math.max(0, ...at.map((t) => at.filter((u) => u <= t && u > t - 1500).length));
+      };
+      const slowId = await mk('slow-alone', `${slow.url}/in`);
+      // the only webhook enabled: nobody to keep room for, so all 8 slots (the old code: its share, 4)
+      for (let i = 0; i < 12; i++) expect((await app.http.post('/api/fee-type', { feeType: `Alone ${i}` })).status).to.equal(200);
+      await slow.until((r) => r.length >= 8, 10_000);
+      expect(openTogether(0), 'attempts open at once at the only webhook').to.equal(8);
+      // a second webhook: from now on the hanging one keeps to its share
+      const fastId = await mk('fast-beside', `${fast.url}/in`);
+      const since = Date.now();
+      for (let i = 0; i < 12; i++) expect((await app.http.post('/api/fee-type', { feeType: `Beside ${i}` })).status).to.equal(200);
+      await slow.until((r) => r.filter((x) => x.at >= since).length >= 8, 20_000);
+      expect(openTogether(since), 'attempts open at once at the hanging webhook beside another').to.be.at.most(4);
+      await app.http.patch(`/api/webhook/${slowId}`, { enabled: false });
+      await app.http.patch(`/api/webhook/${fastId}`, { enabled: false });
+    });
   });
 }
