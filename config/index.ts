@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { localeSettings } from './locales';
+import { redisNamespace } from './redis-namespace';
 import { type Config, type DatabaseTarget, type S3Config, type Setting, SETTINGS } from './schema';
 
 export type { Config } from './schema';
@@ -38,7 +39,7 @@ function databaseTarget(url: string, schema: string, rootDir: string, dataDir: s
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === ':memory:') return { client: 'sqlite', filename: ':memory:' };
-    return { client: 'sqlite', filename: isAbsolute(file) ? file : resolve(rootDir, file) };
+    return { client: 'sqlite', filename: resolve(rootDir, file) };
   }
   throw new ConfigError(`DATABASE_URL: "${url}" is none of postgres://…, mysql://… (mariadb://…) or sqlite:<path>`);
 }
@@ -130,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
   const publicUrl = read(env, SETTINGS.publicUrl).replace(/\/+$/, '') || `http://localhost:${port}`;
   const uploads = read(env, SETTINGS.uploadsDir);
   const nullable = (v: string): string | null => (v === '' ? null : v);
+  const database = databaseTarget(read(env, SETTINGS.databaseUrl), read(env, SETTINGS.databaseSchema), rootDir, dataDir);
   const config: Config = {
     nodeEnv,
     production,
@@ -138,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     port,
     host: read(env, SETTINGS.host),
     publicUrl,
-    database: databaseTarget(read(env, SETTINGS.databaseUrl), read(env, SETTINGS.databaseSchema), rootDir, dataDir),
+    database,
     sqliteReaders: read(env, SETTINGS.sqliteReaders),
     poolMax: read(env, SETTINGS.poolMax),
     heapGrowthPercent: read(env, SETTINGS.heapGrowthPercent),
@@ -170,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
     uploadPartHeaderMaxBytes: read(env, SETTINGS.uploadPartHeaderMaxBytes),
     uploads: uploadsConfig(env),
     redisUrl: nullable(read(env, SETTINGS.redisUrl)),
+    redisNamespace: redisNamespace(read(env, SETTINGS.redisNamespace), database),
     events: {
       pollMs: Math.max(10, Math.round(read(env, SETTINGS.eventsPollInterval) * 1000)),
       gapWaitMs: Math.round(read(env, SETTINGS.eventsGapWait) * 1000),

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_RELATION_HOPS, DEFAULT_MAX_RELATION_SCOPES } from '../core/
 import { DEFAULT_WRITE_MAX_LINKS } from '../core/records/write-limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
+import { parseRedisNamespace } from './redis-namespace';
 import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth, SQLITE_READERS_DEFAULT } from './parse';
 
 export type DatabaseTarget =
@@ -57,6 +58,8 @@ export interface Config {
   /** Where media bytes live (UPLOADS_DRIVER); `s3`: the bucket (always with the s3 driver; with local when S3_BUCKET is set, for media:migrate). */
   readonly uploads: { readonly driver: 'local' | 's3'; readonly s3: S3Config | null };
   readonly redisUrl: string | null;
+  /** The deployment's name in Redis: REDIS_NAMESPACE, else derived from the database (config/redis-namespace.ts). */
+  readonly redisNamespace: string;
   /** The event pipeline (core/events) and webhook delivery (core/webhooks), issue 15. */
   readonly events: EventsConfig;
   readonly webhooks: WebhooksConfig;
@@ -250,6 +253,7 @@ export const SETTINGS = {
   awsSecretAccessKey: setting('AWS_SECRET_ACCESS_KEY', '', str, 'S3 credentials (with AWS_ACCESS_KEY_ID)'),
   awsSessionToken: setting('AWS_SESSION_TOKEN', '', str, 'temporary S3 credentials: their session token'),
   redisUrl: setting('REDIS_URL', '', str, 'shared rate-limit / revocation store; event signal between nodes; CACHE=redis store'),
+  redisNamespace: setting('REDIS_NAMESPACE', '', parseRedisNamespace, "the deployment's name in Redis keys and channels (1-64 of A-Z a-z 0-9 _ . -); unset: a hash of the database's server, port, database and schema (SQLite: its file), whatever the credentials or parameters of DATABASE_URL"),
   eventsPollInterval: setting('EVENTS_POLL_INTERVAL', '500ms', parseDuration, 'how often a node reads the event outbox without a signal (bounds how late a lost signal makes an event)'),
   eventsGapWait: setting('EVENTS_GAP_WAIT', '30s', parseDuration, 'how long a skipped outbox id (a transaction still running) is awaited before it counts as rolled back'),
   hooksDir: setting('HOOKS_DIR', 'hooks', str, 'folder of project lifecycle hooks (TypeScript there is read from its compiled twin under dist/)'),

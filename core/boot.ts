@@ -2,7 +2,6 @@
  * The dependencies the server and the admin CLI share: config → registry → database → event pipeline
  * (its record reader and the plugins' consumers, wired here once for every process) → plugins.
  */
-import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { Knex } from 'knex';
 import type { Config } from '../config/schema';
@@ -67,8 +66,7 @@ export function boot(config: Config, plugins: readonly Plugin[], log: Logger = c
   events.setRecordReader(reader.read);
   for (const p of plugins) p.events?.({ config, db, dialect, registry, log, events, foreignKeyEvents });
   // Processes sharing a database share cache keys in Redis; other deployments on the same Redis do not.
-  const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
-  const responseCache = createResponseCache(config, db, registry, log, namespace);
+  const responseCache = createResponseCache(config, db, registry, log, config.redisNamespace);
   return {
     events,
     foreignKeyEvents,

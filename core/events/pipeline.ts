@@ -3,7 +3,6 @@
  * `committed()` after it commits; consumers subscribe to committed events or read them after an id.
  * One per process (boot.ts builds it; PluginDeps.events hands it to plugins). README.md: the API.
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema';
@@ -203,8 +202,7 @@ export function eventActor(actor: { readonly id: number; readonly apiToken?: { r
 export function createEventPipeline(config: Config, db: Knex, dialect: Dialect, log: Logger, readDb: Knex = db): EventPipeline {
   let signal: EventSignal = noSignal();
   if (config.redisUrl) {
-    const namespace = createHash('sha256').update(JSON.stringify(config.database)).digest('hex').slice(0, 12);
-    signal = redisSignal(config.redisUrl, namespace, log);
+    signal = redisSignal(config.redisUrl, config.redisNamespace, log);
   } else {
     const target = listenTarget(config.database);
     if (target !== null) signal = postgresSignal(db, target, log);

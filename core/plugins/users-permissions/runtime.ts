@@ -1,5 +1,4 @@
 /** The identity plugin's parts, wired once per set of dependencies (one server or CLI run). */
-import { createHash } from 'node:crypto';
 import type { PluginDeps } from '../../plugin-api';
 import { AccessRuleStore } from './access-rules';
 import { ApiTokens } from './api-tokens';
@@ -30,11 +29,6 @@ export interface Runtime {
   readonly bus: RevocationBus | null;
 }
 
-/** Processes sharing a database form one deployment: they share Redis keys, other deployments do not. */
-function redisNamespace(deps: PluginDeps): string {
-  return createHash('sha256').update(JSON.stringify(deps.config.database)).digest('hex').slice(0, 12);
-}
-
 export function createRuntime(deps: PluginDeps): Runtime {
   const { config, log } = deps;
   const secret = config.iam.jwtSecret;
@@ -55,7 +49,7 @@ export function createRuntime(deps: PluginDeps): Runtime {
     authenticator.forget(ids, userId);
     if (apiTokenIds.length) apiTokens.forget(apiTokenIds);
   };
-  const bus = config.redisUrl ? redisRevocationBus(config.redisUrl, redisNamespace(deps), forget, log) : null;
+  const bus = config.redisUrl ? redisRevocationBus(config.redisUrl, config.redisNamespace, forget, log) : null;
   apiTokens.onChange = (apiTokenIds) => {
     apiTokens.forget(apiTokenIds);
     bus?.publish([], null, apiTokenIds);
@@ -74,7 +68,7 @@ export function createRuntime(deps: PluginDeps): Runtime {
   });
   const codes = new Codes(store, secret);
   const mail = delivery(config.mail, log);
-  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, redisNamespace(deps), log) : memoryCounters(), config.iam.rateLimit);
+  const limiter = new RateLimiter(config.redisUrl ? redisCounters(config.redisUrl, config.redisNamespace, log) : memoryCounters(), config.iam.rateLimit);
   const service = new IdentityService({ config, log, store, sessions, tokens, passwords, codes, delivery: mail, limiter });
   return { store, passwords, sessions, tokens, apiTokens, accessRules, authenticator, authorizer, service, delivery: mail, limiter, bus };
 }

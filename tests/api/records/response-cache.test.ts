@@ -23,6 +23,13 @@ const settle = (): Promise<void> => new Promise((r) => setTimeout(r, COMMIT_SETT
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIST = '/api/fee-type?filters[institute][city][$eq]=Bern&sort[0]=id&populate[0]=institute&limit=50';
 
+/** The same database, reached through a URL spelled otherwise. */
+function otherSpelling(url: string): string {
+  if (url.startsWith('sqlite:')) return url.replace(/\/([^/]+)$/, '/./$1');
+  if (url.startsWith('mysql:')) return /:3306\//.test(url) ? url.replace(':3306/', '/') : url.replace(/@([^/:]+)\//, '@$1:3306/');
+  return `${url}${url.includes('?') ? '&' : '?'}application_name=node-b`;
+}
+
 for (const dialect of DIALECTS) {
   describe(`Response cache, CACHE=memory [${dialect}]`, () => {
     let app: TestApp;
@@ -183,7 +190,9 @@ for (const dialect of DIALECTS) {
       database = await createTestDatabase(dialect);
       const env = { CACHE: 'redis', REDIS_URL };
       a = await startTestApp(dialect, { database, env });
-      b = await startTestApp(dialect, { database, env });
+      // the second node reaches the same database through a DATABASE_URL spelled otherwise (a connection
+      // parameter, the default port, a path segment): it is the same deployment, sharing the same keys
+      b = await startTestApp(dialect, { database, env: { ...env, DATABASE_URL: otherSpelling(database.env.DATABASE_URL) } });
       await settle();
     });
     after(async () => {
