@@ -41,11 +41,18 @@ async function heapGrowth<T>(run: () => Promise<T>): Promise<{ result: T; growth
 }
 
 /** GET timed up to the last byte of its body, not parsed (parsing 12 MB of nested arrays here would be timed too). */
-async function rawGet(app: TestApp, path: string): Promise<{ status: number; text: string; ms: number }> {
+/**
+ * GET `path` as the admin: status, body, wall time and the CPU time this process spent meanwhile (`cpuMs`;
+ * the app runs in it): the work the answer cost, which a loaded machine does not stretch as it stretches
+ * the wall time.
+ */
+async function rawGet(app: TestApp, path: string): Promise<{ status: number; text: string; ms: number; cpuMs: number }> {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const res = await fetch(app.url + path, { headers: { authorization: `Bearer ${app.admin?.accessToken ?? ''}` } });
   const text = await res.text();
-  return { status: res.status, text, ms: performance.now() - t0 };
+  const cpu = process.cpuUsage(cpu0);
+  return { status: res.status, text, ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 function expectTooLarge(res: { status: number; body: { error?: { name: string; message: string; details: Record<string, unknown> } }; text: string }): void {
@@ -160,18 +167,20 @@ for (const dialect of DIALECTS) {
         expect(articles.status, articles.text.slice(0, 300)).to.equal(200);
       });
 
-      it('FindOne of a record with 8,000 arrays 29 deep (~480 KB) answers it exactly in well under 0.3 s', async () => {
+      it('FindOne of a record with 8,000 arrays 29 deep (~480 KB) answers it exactly for well under 0.3 s of CPU', async () => {
         const times: number[] = [];
+        const cpu: number[] = [];
         for (let i = 0; i < 5; i++) {
           const res = await rawGet(app, `/api/tag/${tagId}`);
           times.push(res.ms);
+          cpu.push(res.cpuMs);
           expect(res.status).to.equal(200);
           if (i === 0) expect((JSON.parse(res.text) as Rec).payload).to.deep.equal(value);
         }
-        const best = Math.min(...times);
-        console.log(`      [${dialect}] FindOne with a 480 KB json: ${times.map(Math.round).join(', ')} ms`);
-        // Before: 0.37–0.7 s each on a loaded machine (the serializer walked every array, a generator per level); now ~50 ms.
-        expect(best).to.be.lessThan(200);
+        console.log(`      [${dialect}] FindOne with a 480 KB json: ${times.map(Math.round).join(', ')} ms (CPU ${cpu.map(Math.round).join(', ')} ms)`);
+        // Before: 0.37–0.7 s each (the serializer walked every array, a generator per level); now ~50 ms. CPU,
+        // not wall time: on a machine loaded by other work the wall time of the best of 5 once reached 202 ms.
+        expect(Math.min(...cpu)).to.be.lessThan(200);
       });
 
       it('25 articles showing that tag (12 MB) answer in under 3 s, each with the value', async () => {
