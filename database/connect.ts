@@ -27,11 +27,18 @@ export interface Database {
   readonly readDb?: Knex;
 }
 
-/** int8 → number when it is safe, numeric → number, date stays `YYYY-MM-DD` (never shifted by the server's zone). */
+/**
+ * int8 → number when it is safe, numeric → number, date stays `YYYY-MM-DD` (never shifted by the server's zone),
+ * json and jsonb stay JSON text, as SQLite answers them: the json attribute kind parses them once
+ * (attribute-kinds.ts). Parsed here too, a JSON string that reads as JSON (`"null"`, `"123"`, `"{}"`) was
+ * parsed twice and came back as null, a number or an object.
+ */
 const PG_PARSERS: Record<number, (v: string) => unknown> = {
   20: (v) => (Number.isSafeInteger(Number(v)) ? Number(v) : v),
   1700: (v) => Number(v),
   1082: (v) => v,
+  114: (v) => v,
+  3802: (v) => v,
 };
 
 const pgTypes = {

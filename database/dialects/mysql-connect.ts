@@ -21,7 +21,7 @@
  *
  * The first connection checks the server (version, time zone tables) and logs what is missing.
  * Driver values: DATE as `YYYY-MM-DD` text, DECIMAL and BIGINT as numbers when safe, TIME as
- * PostgreSQL prints it (`09:30:00`, `09:30:00.5`).
+ * PostgreSQL prints it (`09:30:00`, `09:30:00.5`), JSON as its text.
  */
 import knex, { type Knex } from 'knex';
 import type { DbLogger } from '../connect';
@@ -178,6 +178,9 @@ export function connectMysql(url: string, opts: MysqlConnectOptions): Knex {
       dateStrings: ['DATE'],
       supportBigNumbers: true,
       decimalNumbers: true,
+      // JSON columns as their text, as SQLite and PostgreSQL (connect.ts) answer them: the json attribute kind
+      // parses once; mysql2's own parse made a JSON string such as "null" or "123" null or a number.
+      jsonStrings: true,
       connectTimeout: MYSQL_CONNECT_TIMEOUT_MS,
       enableKeepAlive: true,
       typeCast,

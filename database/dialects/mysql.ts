@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { type Dialect, type DbFault, LOCKED_TRANSACTION_WAIT_S, SESSION_LOCK_WAIT_S, likePattern, lockRowsWith, migrateInPlace, onOwnConnection } from './dialect';
 import { isPoolBusy } from '../pool-busy';
 import { mysqlDates } from './mysql-dates';
+import { prefixUpperBound } from './prefix-range';
 import { mysqlUndoCommittedSteps } from './mysql-undo-migration';
 
 /** A mysql2 error, as far as we read it. `keyTable`/`keyColumns` are added by mysql-connect.ts for ER_DUP_ENTRY. */
@@ -171,6 +172,11 @@ export const mysqlDialect: Dialect = {
   like(column, value, { caseInsensitive, mode }) {
     // The columns' binary collation makes LIKE case-sensitive; `\` is MySQL's default LIKE escape.
     if (caseInsensitive) return { sql: 'LOWER(??) LIKE LOWER(?)', bindings: [column, likePattern(value, mode)] };
+    if (mode === 'startsWith') {
+      // Not LIKE 'x%': MariaDB's index range for it misses values with a character past U+FFFF after the prefix (prefix-range.ts).
+      const above = prefixUpperBound(value);
+      return above === null ? { sql: '?? >= ?', bindings: [column, value] } : { sql: '(?? >= ? AND ?? < ?)', bindings: [column, value, column, above] };
+    }
     return { sql: '?? LIKE ?', bindings: [column, likePattern(value, mode)] };
   },
 

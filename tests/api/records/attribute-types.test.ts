@@ -63,6 +63,26 @@ for (const dialect of DIALECTS) {
       expect(got.body).to.not.have.any.keys('secret', 'hidden');
     });
 
+    it('a json value reads back as written, also a string that is itself JSON text ("null", "123", "{}")', async () => {
+      // PostgreSQL's and MariaDB's drivers parsed json columns, and the json kind parsed the result again:
+      // the string "null" came back as null, "123" as a number, "{\"a\":1}" as an object.
+      const values: unknown[] = ['null', '123', 'true', '{"a":1}', '[1,"x"]', '"quoted"', 'plain', '', 123, 0, true, false, [], {}, ['null'], { s: 'null', n: null }];
+      const ids: number[] = [];
+      for (const [i, meta] of values.entries()) {
+        const res = await app.http.post('/api/specimen', { title: `Json ${i}`, meta });
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body.data.meta, `create answer of ${JSON.stringify(meta)}`).to.deep.equal(meta);
+        ids.push(res.body.data.id);
+      }
+      for (const [i, meta] of values.entries()) {
+        expect((await app.http.get(`/api/specimen/${ids[i]}`)).body.meta, `FindOne of ${JSON.stringify(meta)}`).to.deep.equal(meta);
+      }
+      const list = await app.http.get(`/api/specimen?filters[title][$startsWith]=Json&sort=id&limit=50&fields[0]=meta`);
+      expect(list.body.records.map((r: { meta: unknown }) => r.meta)).to.deep.equal(values);
+      const patched = await app.http.patch(`/api/specimen/${ids[0]}`, { meta: '42' });
+      expect(patched.body.data.meta).to.equal('42');
+    });
+
     it('applies defaults and nulls for omitted optional fields', async () => {
       const r = (await app.http.post('/api/specimen', { title: 'Bare' })).body.data;
       expect(r).to.include({ active: true, count: null, meta: null, keeperId: null, badgeId: null, day: null });

@@ -42,6 +42,23 @@ for (const dialect of DIALECTS) {
       expect(codesOf(eqi.body)).to.deep.equal(['ABC', 'abc']);
     });
 
+    it('$startsWith finds values whose next character lies past U+FFFF (an emoji, a math letter) on an indexed column', async () => {
+      // MariaDB answered LIKE 'P%' from the unique index with a range ending at 'P' + U+FFFF: 'P😀' was missed.
+      const codes = ['P', 'P\uFFFF', 'Pa', 'P😀', 'P😀😀', 'P𝔸b', '\u{10FFFF}', '\u{10FFFF}z', 'Q'];
+      for (const code of codes) expect((await create(`Prefix ${JSON.stringify(code)}`, code)).status).to.equal(200);
+      const starts = async (prefix: string): Promise<string[]> => {
+        const res = await app.http.get(`/api/institute?filters[code][$startsWith]=${encodeURIComponent(prefix)}&sort=code&limit=50`);
+        expect(res.status, res.text).to.equal(200);
+        return codesOf(res.body);
+      };
+      expect(await starts('P')).to.deep.equal(['P', 'Pa', 'P\uFFFF', 'P𝔸b', 'P😀', 'P😀😀']);
+      expect(await starts('P😀')).to.deep.equal(['P😀', 'P😀😀']);
+      expect(await starts('\u{10FFFF}')).to.deep.equal(['\u{10FFFF}', '\u{10FFFF}z']);
+      const all = codesOf((await app.http.get('/api/institute?sort=code&limit=50')).body);
+      const not = await app.http.get('/api/institute?filters[$not][code][$startsWith]=P&sort=code&limit=50');
+      expect(codesOf(not.body)).to.deep.equal(all.filter((c) => !c.startsWith('P')));
+    });
+
     it('sorts by code point (upper case before lower case, accented letters after z)', async () => {
       const res = await app.http.get('/api/institute?filters[code][$contains]=BC&sort=code');
       expect(codesOf(res.body)).to.deep.equal(['ABC', 'ABC ', 'ÀBC', 'ǍBC']);
