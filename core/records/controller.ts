@@ -289,12 +289,26 @@ export class RecordController {
       if (!(await this.authorizer.can(ctx.state.actor, model.name, 'find'))) unreadable.add(model.name);
       for (const a of model.attributes) {
         if (a.kind !== 'relation' || unreadable.has(a.target)) continue;
+        const find = access?.scope(a.target, 'find');
         if (!(await this.authorizer.can(ctx.state.actor, a.target, 'find'))) unreadable.add(a.target);
-        // Under a row rule some of its records are unreadable: a write answer shows none of them beyond `{ id }`.
-        else if (access?.scope(a.target, 'find')?.rows) unreadable.add(a.target);
+        // Under a row rule some of its records are unreadable, under a field list some of their fields: a write
+        // answer shows none of them beyond `{ id }` (a populate would hide them).
+        else if (find?.rows || find?.fields) unreadable.add(a.target);
+        // A write answer shows a draft-enabled target as its working copy (issue 14): a draft, which only
+        // `findDrafts` (without a rule narrowing it) may read; published reads never show it.
+        else if (await this.hidesDrafts(ctx, a.target, access)) unreadable.add(a.target);
       }
     }
     return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }), ...(publishScope?.root && { publishScope }) };
+  }
+
+  /** Whether the caller may not read every working copy (draft) of `model`, a draft-enabled model. */
+  private async hidesDrafts(ctx: RecordContext, model: string, access: RequestAccess | null | undefined): Promise<boolean> {
+    const target = this.service.registry.get(model);
+    if (!target || !hasDrafts(target)) return false;
+    if (!(await this.authorizer?.can(ctx.state.actor, model, 'findDrafts'))) return true;
+    const drafts = access?.scope(model, 'findDrafts');
+    return Boolean(drafts?.rows || drafts?.fields);
   }
 
   /** A write's answer without the fields the caller may not read (issue 16). */

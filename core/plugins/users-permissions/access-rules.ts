@@ -32,6 +32,9 @@ export interface StoredRule {
 
 export const VARIABLES = ['$actor.id', '$actor.roles', '$now', '$today'] as const;
 
+/** The actions whose field list says which attributes a body may set (records/access.ts checkWritable). */
+const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update']);
+
 const SYSTEM_NAMES = new Set(['id', 'createdAt', 'updatedAt', 'deletedAt', 'deletedTracker', 'publishedAt', 'localeName', 'defaultEntityLocaleId', 'createdById', 'updatedById']);
 
 /** The rule with its variables replaced (a pure function of the actor's id, roles and the time). */
@@ -102,7 +105,8 @@ export interface RuleInput {
 /**
  * Checks a rule as it is saved (API, CLI, the YAML file): the permission names a model and action the
  * registry knows, `where` checks as Find's `filters` (the same messages, `where[…]` for `filters[…]`),
- * `fields` names public attributes of the model (Find's `fields` message). Throws BadRequestError.
+ * `fields` names public attributes of the model (Find's `fields` message), and for create / update also
+ * its write-only (private) scalars such as a password. Throws BadRequestError.
  */
 export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleInput, at = ''): { action: string; model: ContentType } {
   const { registry } = deps;
@@ -123,7 +127,9 @@ export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleIn
     for (const f of input.fields as string[]) {
       const a = model.byName.get(f);
       if (SYSTEM_NAMES.has(f)) continue;
-      if (!a || a.private) throw new BadRequestError(`${name('fields')}: unknown field "${clip(f)}" of ${model.name}`, { parameter: name('fields') });
+      // A write's list may name a write-only attribute (a password): it guards what a body may set. A read's may not.
+      const writeOnly = a?.kind === 'scalar' && a.private && a.writable !== false && WRITE_ACTIONS.has(action);
+      if (!a || (a.private && !writeOnly)) throw new BadRequestError(`${name('fields')}: unknown field "${clip(f)}" of ${model.name}`, { parameter: name('fields') });
     }
   }
   return { action: input.action, model };
