@@ -6,7 +6,9 @@
  * - write answers showed a related record in full although the caller's field list for that model hides
  *   some of its fields (a populate hides them), and `_media` of a media field outside the caller's list;
  * - write answers showed a draft-enabled related record's working copy (a draft) to a caller without
- *   `findDrafts` on that model.
+ *   `findDrafts` on that model;
+ * - a caller whose update / publish rule covers one locale (a translator) changed the entry's other locale rows
+ *   through the values every locale shares (localized: false, relations), and their published copies.
  */
 import { expect } from 'chai';
 import { join } from 'node:path';
@@ -153,6 +155,48 @@ for (const dialect of DIALECTS) {
         const full = await drafter.http.post('/api/page', { title: `D-${tag}`, writerId: writer });
         expect(full.status, full.text).to.equal(200);
         expect(full.body.data.writer).to.include({ id: writer, name: `Unannounced-${tag}` });
+      });
+
+      it('a rule on one locale writes no other: shared values and links (update, PUT) and a publish carrying them → 403, nothing changes', async () => {
+        const role = await app.http.post('/api/role', { name: `fr-${tag}` });
+        expect(role.status, role.text).to.equal(200);
+        const FR = { localeName: { $eq: 'fr' } };
+        for (const a of ['find', 'findOne', 'findDrafts', 'update', 'publish']) {
+          const res = await app.http.post('/api/access-rule', { roleId: role.body.data.id, action: `page.${a}`, where: FR });
+          expect(res.status, res.text).to.equal(200);
+        }
+        const label = await app.http.post('/api/label', { name: `L-${tag}` });
+        expect(label.status, label.text).to.equal(200);
+        const translator = await app.createUser({ roles: [`fr-${tag}`, 'authenticated'] });
+        const en = (await app.http.post('/api/page', { title: `Hello-${tag}`, price: 10, labels: [label.body.data.id] })).body.data.id;
+        expect((await app.http.post(`/api/page/${en}/publish`)).status).to.equal(200);
+        const made = await app.http.post(`/api/page/${en}/localizations?locale=fr`, { title: `Bonjour-${tag}` });
+        expect(made.status, made.text).to.equal(200);
+        const fr = made.body.data.id;
+        const message = `this update changes values every locale of the entry shares, and page ${en} is outside your rule for page.update`;
+        for (const body of [{ price: 99 }, { labels: [] }, { title: `Salut-${tag}`, price: 99 }]) {
+          const res = await translator.http.patch(`/api/page/${fr}`, body);
+          expect(res.status, `${JSON.stringify(body)}: ${res.text}`).to.equal(403);
+          expect(res.body.error.message).to.equal(message);
+        }
+        const put = await translator.http.put(`/api/page/${fr}`, { title: `Salut-${tag}` });
+        expect(put.status, put.text).to.equal(403);
+        // its own values it may write, and publish while that carries no shared value to another locale
+        expect((await translator.http.patch(`/api/page/${fr}`, { title: `Salut-${tag}`, body: 'texte' })).status).to.equal(200);
+        expect((await translator.http.post(`/api/page/${fr}/publish`)).status).to.equal(200);
+        const draft = await app.http.get(`/api/page/${en}?status=draft&populate[0]=labels`);
+        expect(draft.body).to.include({ price: 10, title: `Hello-${tag}` });
+        expect(draft.body.labels).to.have.length(1);
+        // the admin changes the shared price (both drafts); the translator's publish would carry it into the English copy
+        expect((await app.http.patch(`/api/page/${en}`, { price: 20 })).status).to.equal(200);
+        const publish = await translator.http.post(`/api/page/${fr}/publish`);
+        expect(publish.status, publish.text).to.equal(403);
+        expect(publish.body.error.message).to.equal(`this publish changes values every locale of the entry shares, and page ${en} is outside your rule for page.publish`);
+        for (const locale of ['en', 'fr']) expect((await app.anon.get(`/api/page/${en}?locale=${locale}`)).body.price, locale).to.equal(10);
+        // once English is published, French may follow
+        expect((await app.http.post(`/api/page/${en}/publish`)).status).to.equal(200);
+        expect((await translator.http.post(`/api/page/${fr}/publish`)).status).to.equal(200);
+        expect((await app.anon.get(`/api/page/${en}?locale=fr`)).body.price).to.equal(20);
       });
 
       it('a PUT (it clears what it omits) is refused under an update list that leaves out a write-only field', async () => {
