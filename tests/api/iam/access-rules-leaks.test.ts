@@ -7,6 +7,8 @@
  *   some of its fields (a populate hides them), and `_media` of a media field outside the caller's list;
  * - write answers showed a draft-enabled related record's working copy (a draft) to a caller without
  *   `findDrafts` on that model;
+ * - a row rule on a declared write action (`user.assignRoles` for interns only) was accepted and ignored: its
+ *   holder wrote the roles of every account, its own included;
  * - a caller whose update / publish rule covers one locale (a translator) changed the entry's other locale rows
  *   through the values every locale shares (localized: false, relations), and their published copies.
  */
@@ -75,6 +77,48 @@ for (const dialect of DIALECTS) {
         expect(read.body.error.message).to.equal('fields: unknown field "password" of user');
         const key = await app.http.post('/api/access-rule', { roleId, action: 'user.update', where: null, fields: ['usernameKey'] });
         expect(key.status, key.text).to.equal(400);
+      });
+    });
+
+    describe('rules on a declared write action (user.assignRoles)', () => {
+      let app: TestApp;
+      before(async () => {
+        app = await startTestApp(dialect);
+      });
+      after(async () => app?.close());
+
+      it("bound the records whose guarded attribute may be written: an interns-only rule gives no one else's roles (nor one's own)", async () => {
+        const roleId = await makeRole(app, `mgr-${tag}`, ['user.create', 'user.update', 'user.find', 'user.findOne']);
+        const res = await app.http.post('/api/access-rule', { roleId, action: 'user.assignRoles', where: { username: { $startsWith: 'intern' } } });
+        expect(res.status, res.text).to.equal(200);
+        const mgr = await app.createUser({ roles: [`mgr-${tag}`] });
+        const regular = await app.createUser({ username: `regular${tag}`, roles: [] });
+        const intern = await app.createUser({ username: `intern${tag}`, roles: [] });
+        const given = [roleId];
+        for (const id of [regular.id, mgr.id]) {
+          const patch = await mgr.http.patch(`/api/user/${id}`, { roles: given });
+          expect(patch.status, patch.text).to.equal(404);
+          expect(patch.body.error.message).to.equal(`no user with id ${id}`);
+        }
+        // their roles are unchanged; the rule's own accounts take them, and other fields stay writable
+        const roles = async (id: number): Promise<string[]> => ((await app.http.get(`/api/user/${id}?populate[0]=roles`)).body.roles as { name: string }[]).map((r) => r.name);
+        expect(await roles(regular.id)).to.deep.equal([]);
+        expect(await roles(mgr.id)).to.deep.equal([`mgr-${tag}`]);
+        expect((await mgr.http.patch(`/api/user/${regular.id}`, { fullName: 'Still writable' })).status).to.equal(200);
+        const ok = await mgr.http.patch(`/api/user/${intern.id}`, { roles: given });
+        expect(ok.status, ok.text).to.equal(200);
+        expect(await roles(intern.id)).to.deep.equal([`mgr-${tag}`]);
+        // moving an account into the rule's reach in the same write does not help: the rule holds before and after
+        const rename = await mgr.http.patch(`/api/user/${regular.id}`, { username: `intern2${tag}`, roles: given });
+        expect(rename.status, rename.text).to.equal(404);
+        const leave = await mgr.http.patch(`/api/user/${intern.id}`, { username: `left${tag}`, roles: [] });
+        expect(leave.status, leave.text).to.equal(403);
+        expect(await roles(intern.id)).to.deep.equal([`mgr-${tag}`]);
+        // a create naming roles must land inside the rule (403, nothing written); without roles it is not bounded by it
+        const made = await mgr.http.post('/api/user', { username: `boss${tag}`, email: `boss${tag}@example.test`, roles: given });
+        expect(made.status, made.text).to.equal(403);
+        expect((await app.http.get(`/api/user?filters[username][$eq]=boss${tag}`)).body.meta.totalRecords).to.equal(0);
+        expect((await mgr.http.post('/api/user', { username: `intern3${tag}`, email: `intern3${tag}@example.test`, roles: given })).status).to.equal(200);
       });
     });
 
