@@ -34,6 +34,8 @@ export const VARIABLES = ['$actor.id', '$actor.roles', '$now', '$today'] as cons
 
 /** The actions whose field list says which attributes a body may set (records/access.ts checkWritable). */
 const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update']);
+/** The actions that use a rule's field list at all (reads: records/access.ts readView, stripUnreadable). */
+const FIELD_ACTIONS: ReadonlySet<string> = new Set(['find', 'findOne', ...WRITE_ACTIONS]);
 
 const SYSTEM_NAMES = new Set(['id', 'createdAt', 'updatedAt', 'deletedAt', 'deletedTracker', 'publishedAt', 'localeName', 'defaultEntityLocaleId', 'createdById', 'updatedById']);
 
@@ -124,6 +126,9 @@ export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleIn
   }
   if (input.fields !== null && input.fields !== undefined) {
     if (!Array.isArray(input.fields) || input.fields.some((f) => typeof f !== 'string')) throw new BadRequestError(`${name('fields')}: must be a list of field names`, { parameter: name('fields') });
+    // Only reads (find, findOne) and writes of values (create, update) use a field list: elsewhere it would be
+    // ignored, and a rule that says more than it does is refused rather than kept (a findDrafts list hides nothing).
+    if (!FIELD_ACTIONS.has(action)) throw new BadRequestError(`${name('fields')}: a field list applies to find, findOne, create and update rules only, not to ${clip(input.action)}`, { parameter: name('fields') });
     for (const f of input.fields as string[]) {
       const a = model.byName.get(f);
       if (SYSTEM_NAMES.has(f)) continue;

@@ -77,6 +77,12 @@ for (const dialect of DIALECTS) {
         expect(read.body.error.message).to.equal('fields: unknown field "password" of user');
         const key = await app.http.post('/api/access-rule', { roleId, action: 'user.update', where: null, fields: ['usernameKey'] });
         expect(key.status, key.text).to.equal(400);
+        // a field list where none applies (it would be kept and ignored) is refused
+        for (const action of ['user.delete', 'user.recover', 'user.assignRoles']) {
+          const res = await app.http.post('/api/access-rule', { roleId, action, where: null, fields: ['fullName'] });
+          expect(res.status, res.text).to.equal(400);
+          expect(res.body.error.message).to.equal(`fields: a field list applies to find, findOne, create and update rules only, not to ${action}`);
+        }
       });
     });
 
