@@ -9,15 +9,21 @@
  *   `findDrafts` on that model;
  * - a row rule on a declared write action (`user.assignRoles` for interns only) was accepted and ignored: its
  *   holder wrote the roles of every account, its own included;
+ * - a realtime stream's relation filter read the related model without its find rule and field list (Find
+ *   applies both): `filters[institute][code]` probed a hidden field, `[city]` matched hidden institutes;
  * - a caller whose update / publish rule covers one locale (a translator) changed the entry's other locale rows
  *   through the values every locale shares (localized: false, relations), and their published copies.
  */
 import { expect } from 'chai';
 import { join } from 'node:path';
+import qs from 'qs';
 import { DIALECTS } from '../../helpers/dialects';
 import { pdf, sendForm } from '../../helpers/multipart';
 import { makeRole } from '../../helpers/roles';
+import { openSse, type SseClient } from '../../helpers/sse';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 for (const dialect of DIALECTS) {
   describe(`identity: nothing escapes field lists and draft rules through writes [${dialect}]`, () => {
@@ -125,6 +131,59 @@ for (const dialect of DIALECTS) {
         expect(made.status, made.text).to.equal(403);
         expect((await app.http.get(`/api/user?filters[username][$eq]=boss${tag}`)).body.meta.totalRecords).to.equal(0);
         expect((await mgr.http.post('/api/user', { username: `intern3${tag}`, email: `intern3${tag}@example.test`, roles: given })).status).to.equal(200);
+      });
+    });
+
+    describe('realtime relation filters', () => {
+      let app: TestApp;
+      const open: SseClient[] = [];
+      before(async () => {
+        app = await startTestApp(dialect);
+      });
+      after(async () => {
+        for (const c of open.splice(0)) c.close();
+        await app?.close();
+      });
+
+      it("read the related model through its find rule and field list, as Find does: no oracle on a hidden institute's rows or fields", async () => {
+        const role = await app.http.post('/api/role', { name: `stream-${tag}` });
+        expect(role.status, role.text).to.equal(200);
+        const OWN = { createdById: { $eq: '$actor.id' } };
+        for (const [action, where, fields] of [
+          ['fee-type.find', OWN, null],
+          ['fee-type.update', OWN, null],
+          ['fee-type.create', null, null],
+          ['institute.find', { city: { $eq: 'Springfield' } }, ['name', 'city']],
+        ] as const) {
+          const res = await app.http.post('/api/access-rule', { roleId: role.body.data.id, action, where, fields });
+          expect(res.status, res.text).to.equal(200);
+        }
+        const alice = await app.createUser({ roles: [`stream-${tag}`] });
+        const hidden = await app.http.post('/api/institute', { name: `Zulu ${tag}`, code: `z${tag}`, city: 'Shelbyville' });
+        expect(hidden.status, hidden.text).to.equal(200);
+        const fee = await alice.http.post('/api/fee-type', { feeType: `mine-${tag}`, instituteId: hidden.body.data.id });
+        expect(fee.status, fee.text).to.equal(200);
+        const headers = { Authorization: `Bearer ${alice.accessToken}` };
+        const stream = async (filters: unknown): Promise<SseClient> => {
+          const c = await openSse(`${app.url}/api/realtime?${qs.stringify({ models: 'fee-type', filters }, { encodeValuesOnly: true })}`, headers);
+          open.push(c);
+          return c;
+        };
+        // a field outside institute's list is unknown, as on Find
+        const code = await stream({ institute: { code: { $eq: `z${tag}` } } });
+        expect(code.status, JSON.stringify(code.body)).to.equal(400);
+        expect(JSON.stringify(code.body)).to.contain('unknown field \\"code\\" of institute');
+        // a readable field of an unreadable institute matches nothing, as on Find
+        const filters = { institute: { city: { $eq: 'Shelbyville' } } };
+        expect((await alice.http.get(`/api/fee-type?${qs.stringify({ filters }, { encodeValuesOnly: true })}`)).body.meta.totalRecords).to.equal(0);
+        const city = await stream(filters);
+        const all = await stream(undefined);
+        expect([city.status, all.status]).to.deep.equal([200, 200]);
+        await sleep(100);
+        expect((await alice.http.patch(`/api/fee-type/${fee.body.data.id}`, { latePaymentFees: 3 })).status).to.equal(200);
+        await all.waitFor((e) => (e.data as { recordId: number }).recordId === fee.body.data.id);
+        await sleep(500);
+        expect(city.events, 'the Shelbyville filter reached the hidden institute').to.deep.equal([]);
       });
     });
 
