@@ -106,7 +106,7 @@ export function createApp(deps: AppDeps): Koa<RequestState> {
   const controller = new RecordController(service, authorizer, (ctx: RecordContext) => parseQueryString(ctx.querystring), uploads, config.answerMaxBytes, deps.responseCache ?? null);
 
   // Realtime over SSE (issue 15, core/realtime): GET /api/realtime, POST /api/realtime/ticket.
-  const realtime = events ? realtimeOf({ config, db: deps.readDb ?? db, dialect, registry, events, authenticator, authorizer, check: (m, q, version) => service.check(m, q, { registry: service.registryFor(version) }), log }, (raw) => parseQueryString(raw)) : null;
+  const realtime = events ? realtimeOf({ config, db: deps.readDb ?? db, dialect, registry, events, authenticator, authorizer, check: (m, q, version, access) => service.check(m, q, access ?? { registry: service.registryFor(version) }), log }, (raw) => parseQueryString(raw)) : null;
   const api = new Router<RequestState>();
   for (const p of plugins) p.routes?.(api, pluginDeps);
   const records = recordRouter(registry, controller, authorizer);

@@ -11,36 +11,38 @@
  * Row-level rules and field lists (issue 16, the `rules` branch) come through the same Authorizer:
  * when it offers `access(actor, now)` (its AccessView), the rule of `<model>.find` is AND-ed to the
  * stream's filter (and, on a draft-enabled model, the rule of `<model>.findDrafts`) and the field list
- * restricts the record and what the filter may name, as Find does.
+ * restricts the record and what the filter may name, as Find does; a relation filter reads each
+ * related model through its own find rule and field list (RequestAccess, as Find's ReadAccess).
  * That method is looked up structurally here, so the rules apply to streams as soon as it exists.
  */
 import { hasDrafts } from '../drafts/names';
 import { publishedView } from '../drafts/view';
 import { BadRequestError } from '../errors/errors';
 // Attributes outside the field list become private: Find's checker then refuses to filter on them.
-import { both, restrict } from '../records/access';
-import type { Actor, Authorizer } from '../plugin-api';
+import { RequestAccess } from '../records/access';
+import type { AccessView, Actor, Authorizer } from '../plugin-api';
 import { emptyListQuery, type FilterNode, type ListQuery } from '../query/ast';
+import type { RowScope } from '../query/check';
 import type { CheckedQuery } from '../query/checked';
 import { parseFilters } from '../query/parse';
 import type { ContentType, Registry } from '../registry/types';
 
-/** The rules branch's AccessView (plugin-api `Authorizer.access`), as far as a stream needs it. */
-interface RuleScope {
-  readonly rows: Readonly<Record<string, unknown>> | null;
-  readonly fields: readonly string[] | null;
-}
-interface RuleView {
-  scope(model: string, action: string): RuleScope | null;
-}
+/** The rules branch's AccessView (plugin-api `Authorizer.access`). */
+type RuleView = AccessView;
 type RuleAuthorizer = Authorizer & { access?(actor: Actor | null, now: Date): Promise<RuleView | null> };
+
+/** What a check runs against under rules: the registry as the caller may read it, and its row rules (as Find's ReadAccess). */
+export interface CheckAccess {
+  readonly registry: Registry;
+  readonly scope?: RowScope;
+}
 
 /**
  * Checks a ListQuery against a model as Find does (RecordService.check), on the working copies
  * (`draft`) or on the published view of the registry (`published`: relation hops into draft-enabled
- * models read their published entries).
+ * models read their published entries); `access`: the caller's view of that registry (field lists, rules).
  */
-export type QueryChecker = (model: ContentType, q: ListQuery, version: 'draft' | 'published') => CheckedQuery;
+export type QueryChecker = (model: ContentType, q: ListQuery, version: 'draft' | 'published', access?: CheckAccess) => CheckedQuery;
 
 /**
  * The view a stream's filter reads, as Find's default does: published entries. A draft-enabled
@@ -84,14 +86,6 @@ export interface Refusal {
 const PINNED_KEPT = 1_000;
 const pinnedByRegistry = new WeakMap<Registry, Map<string, CheckedQuery>>();
 
-/** A rule's JSON leaves as the query string carries them (text), so parseFilters reads them as it reads `filters`. */
-function asQueryValues(v: unknown): unknown {
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return v.map(asQueryValues);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asQueryValues(x)]));
-  return v;
-}
-
 /** The stream's `filters` parameter (qs object) → the filter AST, with Find's messages; null: none. */
 export function parseStreamFilters(raw: unknown): FilterNode | null {
   return raw === undefined ? null : parseFilters(raw);
@@ -121,7 +115,8 @@ export class StreamAccess {
     if (!this.filters) return;
     for (const m of this.models) {
       try {
-        this.check(restrict(this.inView(m), this.rules?.scope(m.name, 'find')?.fields ?? null), emptyListQuery('inclusive', this.filters), versionOf(m));
+        const seen = this.seenAs(m, this.rules);
+        this.check(seen.model, emptyListQuery('inclusive', this.filters), versionOf(m), { registry: seen.registry });
       } catch (e) {
         if (e instanceof BadRequestError) throw new BadRequestError(`${e.message} (model ${m.name})`, { ...e.details, model: m.name });
         throw e;
@@ -162,20 +157,15 @@ export class StreamAccess {
     const scope = rules?.scope(model.name, 'find') ?? null;
     // Those working copies are bounded by the model's findDrafts rule as well (issue 16, as status=draft reads are).
     const drafts = hasDrafts(model) ? (rules?.scope(model.name, 'findDrafts')?.rows ?? null) : null;
-    let rule: FilterNode | null = null;
-    for (const rows of [scope?.rows ?? null, drafts]) {
-      if (!rows) continue;
-      try {
-        rule = both(rule, parseFilters(asQueryValues(rows), 'rule'));
-      } catch {
-        return denied; // a stored rule that no longer parses: nothing (fail closed)
-      }
-    }
-    const filter = both(rule, this.filters);
+    // As Find: the model's rule guards its rows, and every model the filter reaches through a relation is read
+    // through its own find rule (findDrafts too where working copies are read) and field list, so a relation
+    // filter cannot probe rows or fields the caller may not read (a stored rule that no longer parses: nothing).
+    const seen = this.seenAs(model, rules);
+    const rule = seen.scope?.root ?? null;
     let query: CheckedQuery | null = null;
-    if (filter) {
+    if (rule || this.filters) {
       try {
-        query = this.check(restrict(this.inView(model), scope?.fields ?? null), emptyListQuery('inclusive', filter), versionOf(model));
+        query = this.check(seen.model, emptyListQuery('inclusive', this.filters), versionOf(model), { registry: seen.registry, scope: seen.scope });
       } catch {
         return { ...denied, badFilter: true }; // the filter names a field the caller may (no longer) read
       }
@@ -187,15 +177,31 @@ export class StreamAccess {
         if (versionOf(model) === 'draft' && target && hasDrafts(target) && !(await this.authorizer.can(actor, r, 'findDrafts'))) return lacking(`${r}.findDrafts`);
       }
     }
-    const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null, drafts]) : '';
-    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: filter ? this.pinnedQueries(model, filter, key) : null, ruled: rule !== null };
+    // Streams share one SQL check per event only under the same rules, the related models' included.
+    const related = query ? [...query.reads].sort().map((r) => [r, rules?.scope(r, 'find')?.rows ?? null, rules?.scope(r, 'findDrafts')?.rows ?? null]) : [];
+    const key = query ? JSON.stringify([model.name, this.filtersKey, scope?.rows ?? null, drafts, related]) : '';
+    return { allowed: true, query, key, fields: scope?.fields ? new Set(scope.fields) : null, pinned: query ? this.pinnedQueries(model, seen, key) : null, ruled: rule !== null };
+  }
+
+  /**
+   * `model` and the registry as the caller may read them in the stream's view (versionOf): fields outside its
+   * field lists private, and its row rules (RequestAccess.rowScope, as a Find of that version); no rules: as is.
+   */
+  private seenAs(model: ContentType, rules: RuleView | null): { model: ContentType; registry: Registry; scope?: RowScope } {
+    const version = versionOf(model);
+    const base = version === 'published' ? publishedView(this.registry) : this.registry;
+    const viewed = this.inView(model);
+    if (!rules) return { model: viewed, registry: base };
+    const access = new RequestAccess(rules, this.registry);
+    const read = access.readView(viewed, 'find', base);
+    return { ...read, scope: access.rowScope(model.name, 'find', base, version === 'draft') };
   }
 
   /**
    * `filter` and "the row is the version with this updatedAt", checked once per version for every stream
    * with the same `key` (the same filter and rule: the key the SQL checks are shared by), a few kept.
    */
-  private pinnedQueries(model: ContentType, filter: FilterNode, key: string): (updatedAt: string) => CheckedQuery {
+  private pinnedQueries(model: ContentType, seen: { model: ContentType; registry: Registry; scope?: RowScope }, key: string): (updatedAt: string) => CheckedQuery {
     let made = pinnedByRegistry.get(this.registry);
     if (!made) pinnedByRegistry.set(this.registry, (made = new Map()));
     const kept = made;
@@ -203,8 +209,9 @@ export class StreamAccess {
       const at = `${key}\u0000${updatedAt}`;
       let q = kept.get(at);
       if (!q) {
-        // the filter passed the check against the fields the caller may read; the version is the server's condition
-        q = this.check(this.inView(model), emptyListQuery('inclusive', both(filter, parseFilters({ updatedAt: { $eq: updatedAt } }, 'rule'))), versionOf(model));
+        // the filter passed the check against the fields the caller may read; the version (a system field) is the server's condition
+        const version = parseFilters({ updatedAt: { $eq: updatedAt } }, 'rule');
+        q = this.check(seen.model, emptyListQuery('inclusive', this.filters ? { kind: 'and', items: [this.filters, version] } : version), versionOf(model), { registry: seen.registry, scope: seen.scope });
         if (kept.size >= PINNED_KEPT) kept.delete(kept.keys().next().value as string);
         kept.set(at, q);
       }

@@ -142,7 +142,10 @@ export class RequestAccess {
       if (media.some((m) => m.name === field) && !keep.has(field)) throw new ForbiddenError(`field ${field} is not writable under ${model.name}.${action}`, { field });
     }
     for (const a of model.attributes) {
-      if (keep.has(a.name) || a.private || a.writable === false || (a.kind === 'relation' && !a.owner)) continue;
+      // Private scalars (a password) are write-only, not unwritable: a body may set them, so the list guards
+      // them too (a field list without `password` must not let its holder set anyone's password). Private
+      // relations and media, inverse sides and server-only attributes are in no body (422 before this).
+      if (keep.has(a.name) || a.writable === false || (a.private && a.kind !== 'scalar') || (a.kind === 'relation' && !a.owner)) continue;
       const names = a.kind === 'relation' && a.idField ? [a.idField, ...(a.userKeyField ? [a.userKeyField] : [])] : [a.name];
       if (put) throw new ForbiddenError(`field ${a.name} is not writable under ${model.name}.${action} (a PUT writes every field; use PATCH)`, { field: a.name });
       for (const b of bodies) {
@@ -161,11 +164,16 @@ export class RequestAccess {
     const lists = [this.readable(model.name), this.readable(model.name, 'findOne')].filter((l): l is readonly string[] => l !== null);
     if (lists.length === 0) return record;
     const out = { ...record };
+    // `_media` (a write that touched files) names each media field's files and their links: the same list holds.
+    const media = typeof out._media === 'object' && out._media !== null ? { ...(out._media as Record<string, unknown>) } : null;
     for (const a of model.attributes) {
       if (lists.every((l) => l.includes(a.name))) continue;
       delete out[a.name];
       if (a.kind === 'relation' && a.idField) delete out[a.idField];
+      if (media) delete media[a.name];
     }
+    if (media && Object.keys(media).length > 0) out._media = media;
+    else if (media) delete out._media;
     return out;
   }
 }

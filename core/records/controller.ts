@@ -17,7 +17,7 @@ import { INT4_MAX } from '../registry/attribute-kinds';
 import type { Attribute, ContentType } from '../registry/types';
 import type { WriteMode } from '../validation/compile';
 import { bulkRecoverEnvelope, envelope, recoverEnvelope } from './envelope';
-import { RequestAccess } from './access';
+import { both, RequestAccess } from './access';
 import { type LocaleChoice, LOCALE_PARAM, readLocale } from './locales';
 import type { Caller, ReadAccess, RecordService } from './service';
 import { type Version, hasDrafts } from '../drafts/names';
@@ -289,12 +289,26 @@ export class RecordController {
       if (!(await this.authorizer.can(ctx.state.actor, model.name, 'find'))) unreadable.add(model.name);
       for (const a of model.attributes) {
         if (a.kind !== 'relation' || unreadable.has(a.target)) continue;
+        const find = access?.scope(a.target, 'find');
         if (!(await this.authorizer.can(ctx.state.actor, a.target, 'find'))) unreadable.add(a.target);
-        // Under a row rule some of its records are unreadable: a write answer shows none of them beyond `{ id }`.
-        else if (access?.scope(a.target, 'find')?.rows) unreadable.add(a.target);
+        // Under a row rule some of its records are unreadable, under a field list some of their fields: a write
+        // answer shows none of them beyond `{ id }` (a populate would hide them).
+        else if (find?.rows || find?.fields) unreadable.add(a.target);
+        // A write answer shows a draft-enabled target as its working copy (issue 14): a draft, which only
+        // `findDrafts` (without a rule narrowing it) may read; published reads never show it.
+        else if (await this.hidesDrafts(ctx, a.target, access)) unreadable.add(a.target);
       }
     }
     return { actor: ctx.state.actor, unreadable, ...(scope?.root && { scope }), ...(publishScope?.root && { publishScope }) };
+  }
+
+  /** Whether the caller may not read every working copy (draft) of `model`, a draft-enabled model. */
+  private async hidesDrafts(ctx: RecordContext, model: string, access: RequestAccess | null | undefined): Promise<boolean> {
+    const target = this.service.registry.get(model);
+    if (!target || !hasDrafts(target)) return false;
+    if (!(await this.authorizer?.can(ctx.state.actor, model, 'findDrafts'))) return true;
+    const drafts = access?.scope(model, 'findDrafts');
+    return Boolean(drafts?.rows || drafts?.fields);
   }
 
   /** A write's answer without the fields the caller may not read (issue 16). */
@@ -316,6 +330,24 @@ export class RecordController {
     }
   }
 
+  /**
+   * Issue 16: a write that writes an attribute guarded by a `writeAction` (`user.roles`: `user.assignRoles`)
+   * is bounded by that permission's row rule as well: a rule `user.assignRoles` on `{username: {$startsWith:
+   * "intern"}}` lets its holder write the roles of those accounts only (update: 404 for another, a create or
+   * update leaving the record outside it: 403), where it used to allow every account. A PUT writes them all.
+   */
+  private narrowed(caller: Caller, access: RequestAccess | null, model: ContentType, action: 'create' | 'update', bodies: readonly unknown[], mode: WriteMode): Caller {
+    if (!access) return caller;
+    let root = caller.scope?.root ?? null;
+    for (const a of model.attributes) {
+      if (a.writeAction === undefined || a.writable === false) continue;
+      if (mode !== 'put' && !bodies.some((b) => names(b, bodyFields(a)))) continue;
+      root = both(root, access.rowScope(model.name, a.writeAction).root);
+    }
+    if (root === (caller.scope?.root ?? null)) return caller;
+    return { ...caller, scope: { ...access.rowScope(model.name, action), root } };
+  }
+
   async create(ctx: RecordContext, model: ContentType): Promise<void> {
     const access = await this.access(ctx);
     const caller = await this.caller(ctx, model, 'create', access);
@@ -328,7 +360,7 @@ export class RecordController {
           await this.withBody(ctx, async (body, files) => {
             await this.checkGuarded(ctx, model, [body], 'create');
             access?.checkWritable(model, 'create', [body], false, files.map((f) => f.part));
-            return this.service.create(model, body, caller, files, this.localeCode(ctx, model), await this.publishAtOnce(ctx, model));
+            return this.service.create(model, body, this.narrowed(caller, access, model, 'create', [body], 'create'), files, this.localeCode(ctx, model), await this.publishAtOnce(ctx, model));
           }),
         ),
       ),
@@ -343,7 +375,8 @@ export class RecordController {
     access?.checkWritable(model, 'create', Array.isArray(body) ? body : [], false);
     const locale = this.localeCode(ctx, model);
     const publish = await this.publishAtOnce(ctx, model);
-    const records = await this.service.createMany(model, body, await this.caller(ctx, model, 'create', access), locale, publish);
+    const caller = this.narrowed(await this.caller(ctx, model, 'create', access), access, model, 'create', Array.isArray(body) ? body : [], 'create');
+    const records = await this.service.createMany(model, body, caller, locale, publish);
     await this.send(ctx, envelope(records.map((r) => this.shown(access, model, r))), true);
   }
 
@@ -360,7 +393,7 @@ export class RecordController {
           await this.withBody(ctx, async (body, files) => {
             await this.checkGuarded(ctx, model, [body], mode);
             access?.checkWritable(model, 'update', [body], mode === 'put', files.map((f) => f.part));
-            return this.service.update(model, id, body, mode, caller, files);
+            return this.service.update(model, id, body, mode, this.narrowed(caller, access, model, 'update', [body], mode), files);
           }),
         ),
       ),
@@ -386,7 +419,7 @@ export class RecordController {
     await this.checkGuarded(ctx, model, [body], 'create');
     const access = await this.access(ctx);
     access?.checkWritable(model, 'create', [body], false);
-    const record = await this.service.createLocalization(model, id, body, await this.caller(ctx, model, 'create', access), locale);
+    const record = await this.service.createLocalization(model, id, body, this.narrowed(await this.caller(ctx, model, 'create', access), access, model, 'create', [body], 'create'), locale);
     await this.send(ctx, envelope(this.shown(access, model, record)), true);
   }
 

@@ -134,6 +134,25 @@ export async function markEntry(db: Db, model: ContentType, id: number): Promise
 /** What a write stamps on the rows it changes; the entry's other rows take it too when a shared value reaches them. */
 const STAMP_COLUMNS = ['updated_at', 'updated_by_id'];
 
+/** Whether a write of `row` (`linksWritten`: it replaced many-to-many links) reaches the entry's other rows (shareValues). */
+export function sharesValues(model: ContentType, row: Row, linksWritten: boolean): boolean {
+  return Boolean(model.i18n) && (linksWritten || sharedColumns(model).some((c) => c in row));
+}
+
+/** The values of `record` (an answer) every locale of its entry shares: `localized: false` attributes and to-one ids. */
+export function sharedAnswerValues(model: ContentType, record: Record<string, unknown> | null | undefined): string {
+  if (!record) return '';
+  const names = model.attributes.filter((a) => a.localized === false && (a.kind === 'scalar' || (a.kind === 'relation' && a.idField))).map((a) => (a.kind === 'relation' && a.idField ? a.idField : a.name));
+  return JSON.stringify(names.map((n) => record[n] ?? null));
+}
+
+/** The other active rows of the entry row `rowId` belongs to (the rows a shared value reaches). */
+export async function otherActiveRows(db: Db, model: ContentType, rowId: number): Promise<number[]> {
+  if (!model.i18n) return [];
+  const entry = (await localeRow(db, model, rowId))?.entry ?? rowId;
+  return (await entryRows(db, model, entry)).filter((r) => r.id !== rowId && r.active).map((r) => r.id);
+}
+
 /**
  * Writes the shared columns found in `row` to every other row of the entry (same transaction as the write).
  * `linksWritten`: the write replaced the entry's many-to-many links (they hang off the entry id, so every

@@ -258,6 +258,20 @@ export class RecordService {
     if (!found.has(id)) throw new ForbiddenError(`this ${action === 'update' ? 'update' : 'create'} would leave ${model.name} ${id} outside your rule for ${model.name}.${action}`);
   }
 
+  /**
+   * Inside an update's transaction: `others`, the entry's other locale rows its shared values reach, are inside
+   * the caller's update rule (403 naming the first that is not, before anything is written).
+   */
+  private async mustBeInside(trx: Knex.Transaction, model: ContentType, others: readonly number[], caller: Caller, action = 'update'): Promise<void> {
+    const rule = others.length > 0 ? this.writeRule(model, caller) : null;
+    if (!rule) return;
+    const found = await repo.idsWhere(trx, this.deps.dialect, model, others, 'active', rule, false);
+    const outside = others.find((o) => !found.has(o));
+    if (outside !== undefined) {
+      throw new ForbiddenError(`this ${action} changes values every locale of the entry shares, and ${model.name} ${outside} is outside your rule for ${model.name}.${action}`, { id: outside });
+    }
+  }
+
   /** One per read answer: counts its records against ANSWER_MAX_RECORDS and the text they show against ANSWER_MAX_BYTES. */
   private budget(bytes = true): RecordBudget {
     return new RecordBudget(this.deps.answerMaxRecords ?? Number.POSITIVE_INFINITY, bytes ? (this.deps.answerMaxBytes ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY);
@@ -518,12 +532,16 @@ export class RecordService {
       await this.mustExist(trx, model, id, 'active', this.writeRule(model, caller));
       const state = await w.before(trx, 'update', model, id, data, mode);
       const { row, links } = await this.toRow(trx, model, data, mode, unreadable);
+      // issue 16: a shared value (or link) is written to every locale row of the entry, so each of them must be
+      // inside the caller's update rule, as the row named is (a translator's rule on one locale writes no other)
+      const sharedTo = caller.scope?.root && loc.sharesValues(model, row, links.length > 0) ? await loc.otherActiveRows(trx, model, id) : [];
+      await this.mustBeInside(trx, model, sharedTo, caller);
       await repo.updateRow(trx, model, id, stamp(row));
       // issue 14: shared values reach every locale row of the entry; links hang off the entry id
       const siblings = model.i18n ? await loc.shareValues(trx, model, id, row, links.length > 0) : [];
       const linkOwner = await loc.entryIdOf(trx, model, id);
       for (const [rel, ids] of links) await repo.setLinks(trx, rel, linkOwner, ids);
-      await this.mustStayInside(trx, model, id, caller, 'update');
+      for (const other of [id, ...sharedTo]) await this.mustStayInside(trx, model, other, caller, 'update');
       if (this.deps.media) for (const key of await this.deps.media.write(trx, model, id, data, prepared, false)) obsolete.push(key);
       const record = { ...(await this.writeBack.read(trx, model, id, 'active', unreadable)), updatedBy: updatedBy(actor) };
       await loc.attachLocalizations(trx, model, [id], [record]);
@@ -557,6 +575,8 @@ export class RecordService {
       const view = publishedView(this.deps.registry).get(model.name) as ContentType;
       // issue 15: other locales' published copies a publish changed (shared values, links): their record.publish
       const sharedTo = new Map<number, ApiRecord | null>();
+      // issue 16: the copies among them whose shared values (or links) the publish wrote
+      const valuesTo = new Set<number>();
       for (const [index, { rows, answer }] of plan.entries()) {
         let record: ApiRecord | null = null;
         for (const id of rows) {
@@ -581,7 +601,11 @@ export class RecordService {
             const before = await this.publishedAnswers(trx, model, id, others);
             await this.publishOne(trx, model, id, caller, obsolete);
             const after = await this.publishedAnswers(trx, model, id, others);
-            for (const other of others) if (after.links !== before.links || JSON.stringify(after.records.get(other)) !== JSON.stringify(before.records.get(other))) sharedTo.set(other, after.records.get(other) ?? null);
+            for (const other of others) {
+              if (after.links !== before.links || JSON.stringify(after.records.get(other)) !== JSON.stringify(before.records.get(other))) sharedTo.set(other, after.records.get(other) ?? null);
+              // the shared values themselves (not only the copy's list of localizations) changed in that copy
+              if (after.links !== before.links || loc.sharedAnswerValues(model, after.records.get(other)) !== loc.sharedAnswerValues(model, before.records.get(other))) valuesTo.add(other);
+            }
           }
           // The event's record (issue 15): a publish announces the published copy, an unpublish the draft left.
           const payload = await this.findOneAnswer(trx, model, id, 'active', unpublish ? 'draft' : 'published');
@@ -595,6 +619,9 @@ export class RecordService {
         out.push(record ?? (await this.writeBack.read(trx, model, answer, 'active', caller.unreadable)));
       }
       const acted = new Set(plan.flatMap((p) => p.rows));
+      // issue 16: a publish that changed other locales' published copies (shared values) wrote them too: each
+      // must be inside the caller's publish rule, as the rows it names are (else 403, nothing published)
+      await this.mustBeInside(trx, model, [...valuesTo].filter((o) => !acted.has(o)), caller, 'publish');
       for (const [other, payload] of sharedTo) if (!acted.has(other)) await w.alsoChanged(trx, kind, model, other, 'active', payload);
       return out;
     });

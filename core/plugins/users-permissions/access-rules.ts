@@ -32,6 +32,11 @@ export interface StoredRule {
 
 export const VARIABLES = ['$actor.id', '$actor.roles', '$now', '$today'] as const;
 
+/** The actions whose field list says which attributes a body may set (records/access.ts checkWritable). */
+const WRITE_ACTIONS: ReadonlySet<string> = new Set(['create', 'update']);
+/** The actions that use a rule's field list at all (reads: records/access.ts readView, stripUnreadable). */
+const FIELD_ACTIONS: ReadonlySet<string> = new Set(['find', 'findOne', ...WRITE_ACTIONS]);
+
 const SYSTEM_NAMES = new Set(['id', 'createdAt', 'updatedAt', 'deletedAt', 'deletedTracker', 'publishedAt', 'localeName', 'defaultEntityLocaleId', 'createdById', 'updatedById']);
 
 /** The rule with its variables replaced (a pure function of the actor's id, roles and the time). */
@@ -102,7 +107,8 @@ export interface RuleInput {
 /**
  * Checks a rule as it is saved (API, CLI, the YAML file): the permission names a model and action the
  * registry knows, `where` checks as Find's `filters` (the same messages, `where[…]` for `filters[…]`),
- * `fields` names public attributes of the model (Find's `fields` message). Throws BadRequestError.
+ * `fields` names public attributes of the model (Find's `fields` message), and for create / update also
+ * its write-only (private) scalars such as a password. Throws BadRequestError.
  */
 export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleInput, at = ''): { action: string; model: ContentType } {
   const { registry } = deps;
@@ -120,10 +126,15 @@ export function checkRuleInput(deps: Pick<PluginDeps, 'registry'>, input: RuleIn
   }
   if (input.fields !== null && input.fields !== undefined) {
     if (!Array.isArray(input.fields) || input.fields.some((f) => typeof f !== 'string')) throw new BadRequestError(`${name('fields')}: must be a list of field names`, { parameter: name('fields') });
+    // Only reads (find, findOne) and writes of values (create, update) use a field list: elsewhere it would be
+    // ignored, and a rule that says more than it does is refused rather than kept (a findDrafts list hides nothing).
+    if (!FIELD_ACTIONS.has(action)) throw new BadRequestError(`${name('fields')}: a field list applies to find, findOne, create and update rules only, not to ${clip(input.action)}`, { parameter: name('fields') });
     for (const f of input.fields as string[]) {
       const a = model.byName.get(f);
       if (SYSTEM_NAMES.has(f)) continue;
-      if (!a || a.private) throw new BadRequestError(`${name('fields')}: unknown field "${clip(f)}" of ${model.name}`, { parameter: name('fields') });
+      // A write's list may name a write-only attribute (a password): it guards what a body may set. A read's may not.
+      const writeOnly = a?.kind === 'scalar' && a.private && a.writable !== false && WRITE_ACTIONS.has(action);
+      if (!a || (a.private && !writeOnly)) throw new BadRequestError(`${name('fields')}: unknown field "${clip(f)}" of ${model.name}`, { parameter: name('fields') });
     }
   }
   return { action: input.action, model };
