@@ -145,6 +145,25 @@ for (const dialect of DIALECTS) {
         await small.close();
       }
     });
+    it('CACHE_MAX_BYTES counts what the kept answers hold in memory: no answer keeps a larger buffer alive', async () => {
+      const own = await startTestApp(dialect, { env: { CACHE: 'memory' } });
+      try {
+        await settle();
+        const store = own.deps.responseCache!.store as MemoryStore;
+        // A small answer (Node's 8 KiB buffer pool) and one of more than 2,000 objects (a 256 KiB serializer chunk).
+        const many = Array.from({ length: 2100 }, () => ({}));
+        const user = await own.http.patch(`/api/user/${own.admin!.id}`, { customPayload: many });
+        expect(user.status, user.text).to.equal(200);
+        const paths = ['/api/institute?limit=1', `/api/user/${own.admin!.id}`];
+        for (const path of paths) expect((await own.http.get(path)).status, path).to.equal(200);
+        expect(store.size.entries).to.equal(paths.length);
+        expect(store.heldBytes, `counted ${store.size.bytes}`).to.be.at.most(store.size.bytes);
+        const again = await own.http.get(`/api/user/${own.admin!.id}`);
+        expect(again.body.customPayload).to.deep.equal(many);
+      } finally {
+        await own.close();
+      }
+    });
   });
 
   describe(`Response cache, CACHE=memory, a DELETE that cascades in several steps [${dialect}]`, () => {
