@@ -166,6 +166,53 @@ for (const dialect of DIALECTS) {
     });
   });
 
+  describe(`Response cache, CACHE=memory, a write outside any request that waits for a lock held elsewhere [${dialect}]`, () => {
+    let database: TestDatabase;
+    let app: TestApp;
+    /** Another process on the same database, without the cache (it holds the lock; the reference answers). */
+    let other: TestApp;
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      app = await startTestApp(dialect, { database, env: { CACHE: 'memory' } });
+      other = await startTestApp(dialect, { database, env: { CACHE: 'off' } });
+    });
+    after(async () => {
+      await app?.close();
+      await other?.close();
+      await database?.drop();
+    });
+
+    it('an answer read while it waits is not served once it has committed (a background job, the CLI)', async () => {
+      const made = await app.http.post('/api/institute', { name: 'Locked School', code: 'LOCKED', city: 'Before' });
+      expect(made.status, made.text).to.equal(200);
+      const id = made.body.data.id as number;
+      const path = `/api/institute/${id}`;
+      await settle();
+      let release = (): void => undefined;
+      const released = new Promise<void>((r) => (release = r));
+      let locked = (): void => undefined;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      // SQLite: the database's write lock (an UPDATE leaving the row as it is); elsewhere the row's lock.
+      const holder = other.deps.db.transaction(async (trx) => {
+        if (dialect === 'sqlite') await trx('institute').where({ id }).update({ code: 'LOCKED' });
+        else await trx('institute').where({ id }).forUpdate().select('id');
+        locked();
+        await released;
+      });
+      await isLocked;
+      // Not in a request: bumped when sent, but it commits only once the lock is free.
+      const write = app.deps.db('institute').where({ id }).update({ city: 'After' }).then(() => undefined);
+      await new Promise((r) => setTimeout(r, COMMIT_SETTLE_MS + 200));
+      expect((await app.http.get(path)).body.city, 'read while the write waits').to.equal('Before');
+      release();
+      await holder;
+      await write;
+      const reference = await client(other.url, app.admin!.accessToken).get(path);
+      expect(reference.body.city).to.equal('After');
+      expect((await app.http.get(path)).text).to.equal(reference.text);
+    });
+  });
+
   describe(`Response cache, CACHE=memory, a DELETE that cascades in several steps [${dialect}]`, () => {
     let app: TestApp;
     before(async () => {
