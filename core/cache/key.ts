@@ -25,6 +25,11 @@ function canon(v: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
+/** Canonical JSON of any value (object keys sorted, `at` left out): equal texts for equal meanings. */
+export function canonicalJson(v: unknown): string {
+  return canon(v);
+}
+
 /** The canonical text of a parsed query: equal for queries that differ only in parameter order or spelling of the same tree. */
 export function canonicalQuery(q: ListQuery): string {
   return canon(q);

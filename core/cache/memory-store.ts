@@ -4,6 +4,10 @@
  * each living at most CACHE_TTL. Eviction never fails a request: a full cache drops its oldest
  * entries, an answer larger than CACHE_MAX_ENTRY_BYTES is not stored. Generations are counters in
  * this process (a second process has its own cache: use CACHE=redis for several nodes).
+ *
+ * An answer is kept in a buffer of its own, exactly its size (ownBytes): the serializer's buffers are
+ * often views into larger memory (a 256 KiB chunk of json-answer.ts, Node's shared 8 KiB pool for small
+ * ones), and keeping the view would keep all of that alive while CACHE_MAX_BYTES counts only the view.
  */
 import { type CacheStore, type CachedAnswer, type Lookup, sameGens } from './store';
 
@@ -16,6 +20,14 @@ export interface MemoryLimits {
 
 /** Bookkeeping counted per entry on top of its answer bytes (key, tag, generations, Map slot). */
 export const ENTRY_OVERHEAD_BYTES = 512;
+
+/** `b` itself when it owns exactly its memory, else a copy that does (allocUnsafeSlow: never from the pool). */
+export function ownBytes(b: Buffer): Buffer {
+  if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+  const own = Buffer.allocUnsafeSlow(b.length);
+  b.copy(own);
+  return own;
+}
 
 interface Entry {
   readonly gens: readonly string[];
@@ -37,6 +49,15 @@ export class MemoryStore implements CacheStore {
 
   get size(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Bytes of memory the kept answers' buffers hold alive (tests: never more than `size.bytes` counts). */
+  get heldBytes(): number {
+    const held = new Set<ArrayBufferLike>();
+    for (const e of this.entries.values()) held.add(e.answer.body.buffer);
+    let bytes = 0;
+    for (const b of held) bytes += b.byteLength;
+    return bytes;
   }
 
   private gensOf(models: readonly string[]): string[] {
@@ -66,7 +87,8 @@ export class MemoryStore implements CacheStore {
     if (answer.body.length > this.limits.maxEntryBytes || bytes > this.limits.maxBytes) return;
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
-    this.entries.set(key, { gens, answer, bytes, expiresAt: this.now() + this.limits.ttlMs });
+    const kept = { etag: answer.etag, body: ownBytes(answer.body) };
+    this.entries.set(key, { gens, answer: kept, bytes, expiresAt: this.now() + this.limits.ttlMs });
     this.bytes += bytes;
     for (const [k, e] of this.entries) {
       if (this.entries.size <= this.limits.maxEntries && this.bytes <= this.limits.maxBytes) break;

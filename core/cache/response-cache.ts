@@ -124,7 +124,7 @@ export class ResponseCache {
   }
 
   async close(): Promise<void> {
-    this.tracker.close();
+    await this.tracker.close();
     await this.store.close();
   }
 }

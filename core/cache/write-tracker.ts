@@ -12,8 +12,11 @@
  * When the bump happens (store.ts explains why after the commit): statements run inside an HTTP
  * request (AsyncLocalStorage) are collected and bumped once the request's handler has finished (the
  * write committed or rolled back), before its answer is sent: read-your-writes. Statements outside a
- * request (start-up seeding, background jobs) are bumped at once and again when they have run; inside
- * a transaction, once more when its COMMIT is sent and again COMMIT_SETTLE_MS later.
+ * request (start-up seeding, background jobs, the admin CLI) are bumped at once and again when knex
+ * reports them finished ('query-response' / 'query-error': an autocommit statement has committed by
+ * then, however long it waited for a lock held elsewhere); inside a transaction, once more when its
+ * COMMIT is sent and again COMMIT_SETTLE_MS later (knex reports no COMMIT finishing). Bumps still
+ * pending when the tracker closes (a CLI command ending) are sent then, and awaited.
  */
 import { PUBLISHED_SUFFIX } from '../drafts/names';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -101,6 +104,11 @@ export class WriteTracker {
   private readonly als = new AsyncLocalStorage<RequestWrites>();
   private readonly inTx = new Map<string, Set<string>>();
   private readonly listener: (q: { sql?: string; __knexTxId?: string }) => void;
+  private readonly finished: (a: unknown, b?: { sql?: string; __knexTxId?: string }) => void;
+  /** Delayed bumps not yet sent, with their keys (sent at once by `close`). */
+  private readonly delayed = new Map<NodeJS.Timeout, Iterable<string>>();
+  /** Bumps sent and not yet answered (`close` waits for them). */
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Knex,
@@ -109,11 +117,35 @@ export class WriteTracker {
     private readonly onError: (err: unknown) => void,
   ) {
     this.listener = (q) => this.seen(q.sql ?? '', q.__knexTxId);
+    // 'query-response' passes (response, query); 'query-error' (error, query).
+    this.finished = (_r, q) => this.ran(q?.sql ?? '', q?.__knexTxId);
     db.on('query', this.listener);
+    db.on('query-response', this.finished);
+    db.on('query-error', this.finished);
   }
 
   private fire(keys: Iterable<string>): void {
-    this.bump(keys).catch(this.onError);
+    const sent: Promise<void> = this.bump(keys)
+      .catch(this.onError)
+      .finally(() => this.sending.delete(sent));
+    this.sending.add(sent);
+  }
+
+  private later(keys: Iterable<string>): void {
+    const t = setTimeout(() => {
+      this.delayed.delete(t);
+      this.fire(keys);
+    }, COMMIT_SETTLE_MS).unref();
+    this.delayed.set(t, keys);
+  }
+
+  /** A statement outside a request and outside a transaction has finished: it has committed (or changed nothing). */
+  private ran(sql: string, txId: string | undefined): void {
+    if (txId) return;
+    const store = this.als.getStore();
+    if (store && !store.done) return;
+    const keys = keysOfStatement(sql, this.map);
+    if (keys.length > 0) this.fire(keys);
   }
 
   private seen(sql: string, txId: string | undefined): void {
@@ -124,7 +156,7 @@ export class WriteTracker {
       this.inTx.delete(txId);
       if (keys && !req) {
         this.fire(keys);
-        setTimeout(() => this.fire(keys), COMMIT_SETTLE_MS).unref();
+        this.later(keys);
       }
       return;
     }
@@ -141,9 +173,8 @@ export class WriteTracker {
       for (const k of keys) s.add(k);
       this.inTx.set(txId, s);
     }
+    // Outside a transaction the statement commits as it runs: bumped again when it has (`ran`).
     this.fire(keys);
-    // Outside a transaction the statement commits as it runs: bump again once it surely has.
-    if (!txId) setTimeout(() => this.fire(keys), COMMIT_SETTLE_MS).unref();
   }
 
   /** Runs one request; the models its statements wrote are bumped when `fn` settles, before it returns. */
@@ -157,7 +188,16 @@ export class WriteTracker {
     }
   }
 
-  close(): void {
+  /** Stops following `db`; sends the delayed bumps now and waits for every bump sent. */
+  async close(): Promise<void> {
     this.db.off('query', this.listener);
+    this.db.off('query-response', this.finished);
+    this.db.off('query-error', this.finished);
+    for (const [t, keys] of this.delayed) {
+      clearTimeout(t);
+      this.fire(keys);
+    }
+    this.delayed.clear();
+    await Promise.all([...this.sending]);
   }
 }

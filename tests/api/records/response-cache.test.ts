@@ -152,6 +152,72 @@ for (const dialect of DIALECTS) {
         await small.close();
       }
     });
+    it('CACHE_MAX_BYTES counts what the kept answers hold in memory: no answer keeps a larger buffer alive', async () => {
+      const own = await startTestApp(dialect, { env: { CACHE: 'memory' } });
+      try {
+        await settle();
+        const store = own.deps.responseCache!.store as MemoryStore;
+        // A small answer (Node's 8 KiB buffer pool) and one of more than 2,000 objects (a 256 KiB serializer chunk).
+        const many = Array.from({ length: 2100 }, () => ({}));
+        const user = await own.http.patch(`/api/user/${own.admin!.id}`, { customPayload: many });
+        expect(user.status, user.text).to.equal(200);
+        const paths = ['/api/institute?limit=1', `/api/user/${own.admin!.id}`];
+        for (const path of paths) expect((await own.http.get(path)).status, path).to.equal(200);
+        expect(store.size.entries).to.equal(paths.length);
+        expect(store.heldBytes, `counted ${store.size.bytes}`).to.be.at.most(store.size.bytes);
+        const again = await own.http.get(`/api/user/${own.admin!.id}`);
+        expect(again.body.customPayload).to.deep.equal(many);
+      } finally {
+        await own.close();
+      }
+    });
+  });
+
+  describe(`Response cache, CACHE=memory, a write outside any request that waits for a lock held elsewhere [${dialect}]`, () => {
+    let database: TestDatabase;
+    let app: TestApp;
+    /** Another process on the same database, without the cache (it holds the lock; the reference answers). */
+    let other: TestApp;
+    before(async () => {
+      database = await createTestDatabase(dialect);
+      app = await startTestApp(dialect, { database, env: { CACHE: 'memory' } });
+      other = await startTestApp(dialect, { database, env: { CACHE: 'off' } });
+    });
+    after(async () => {
+      await app?.close();
+      await other?.close();
+      await database?.drop();
+    });
+
+    it('an answer read while it waits is not served once it has committed (a background job, the CLI)', async () => {
+      const made = await app.http.post('/api/institute', { name: 'Locked School', code: 'LOCKED', city: 'Before' });
+      expect(made.status, made.text).to.equal(200);
+      const id = made.body.data.id as number;
+      const path = `/api/institute/${id}`;
+      await settle();
+      let release = (): void => undefined;
+      const released = new Promise<void>((r) => (release = r));
+      let locked = (): void => undefined;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      // SQLite: the database's write lock (an UPDATE leaving the row as it is); elsewhere the row's lock.
+      const holder = other.deps.db.transaction(async (trx) => {
+        if (dialect === 'sqlite') await trx('institute').where({ id }).update({ code: 'LOCKED' });
+        else await trx('institute').where({ id }).forUpdate().select('id');
+        locked();
+        await released;
+      });
+      await isLocked;
+      // Not in a request: bumped when sent, but it commits only once the lock is free.
+      const write = app.deps.db('institute').where({ id }).update({ city: 'After' }).then(() => undefined);
+      await new Promise((r) => setTimeout(r, COMMIT_SETTLE_MS + 200));
+      expect((await app.http.get(path)).body.city, 'read while the write waits').to.equal('Before');
+      release();
+      await holder;
+      await write;
+      const reference = await client(other.url, app.admin!.accessToken).get(path);
+      expect(reference.body.city).to.equal('After');
+      expect((await app.http.get(path)).text).to.equal(reference.text);
+    });
   });
 
   describe(`Response cache, CACHE=memory, a DELETE that cascades in several steps [${dialect}]`, () => {

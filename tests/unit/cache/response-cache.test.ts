@@ -144,7 +144,7 @@ describe('response cache: the write tracker (SQLite in memory)', () => {
       expect(bumps).to.deep.equal([]);
     });
     expect(bumps).to.deep.equal([['thing']]);
-    tracker.close();
+    await tracker.close();
     await db.destroy();
   });
 
@@ -159,7 +159,18 @@ describe('response cache: the write tracker (SQLite in memory)', () => {
     });
     await late;
     expect(bumps[0]).to.deep.equal(['thing']);
-    tracker.close();
+    await tracker.close();
+    await db.destroy();
+  });
+
+  it('a transaction outside a request: the bump delayed past its COMMIT is sent when the tracker closes (a CLI command ending), not lost', async () => {
+    const { db, bumps, tracker } = await setup();
+    await db.transaction(async (trx) => trx('things').insert({}));
+    const sent = bumps.length;
+    expect(sent).to.be.greaterThan(0);
+    await tracker.close();
+    expect(bumps.length, 'the delayed bump, at close').to.equal(sent + 1);
+    expect(bumps[sent]).to.deep.equal(['thing']);
     await db.destroy();
   });
 });
