@@ -316,6 +316,22 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
         expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=Big')).body.records).to.have.length(0);
       });
 
+      it('a zero-byte file and one of exactly UPLOAD_MAX_BYTES are stored and served back (an empty file is not a malformed body)', async () => {
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Edges', instituteId } }, [
+          { part: 'attachments', bytes: Buffer.alloc(0), type: 'text/plain', name: 'empty.txt' },
+          { part: 'attachments', bytes: Buffer.alloc(MAX, 0x61), type: 'text/plain', name: 'full.txt' },
+        ]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const [empty, full] = res.body.data._media.attachments;
+        expect(empty.name).to.equal('empty.txt');
+        const got = await fetchBytes(local(empty._full_url));
+        expect(got.status).to.equal(200);
+        expect(got.bytes.length).to.equal(0);
+        const whole = await fetchBytes(local(full._full_url));
+        expect(whole.status).to.equal(200);
+        expect(whole.bytes.equals(Buffer.alloc(MAX, 0x61))).to.equal(true);
+      });
+
       it(`413 for more than ${MAX_FILES_PER_REQUEST} files in one request`, async () => {
         const before = await stored();
         const parts = Array.from({ length: MAX_FILES_PER_REQUEST + 1 }, (_, i) => ({ part: 'attachments', bytes: pdf(String(i)), type: 'application/pdf', name: `${i}.pdf` }));
