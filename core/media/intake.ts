@@ -151,6 +151,9 @@ export async function readMultipart(ctx: RecordContext, limits: IntakeLimits, sh
     uploadDir: limits.tmpDir,
     keepExtensions: false,
     hashAlgorithm: 'sha256',
+    // an empty file is a file (formidable refuses one by default, which read as a malformed body)
+    allowEmptyFiles: true,
+    minFileSize: 0,
     maxFiles: limits.maxFiles,
     maxFileSize: limits.maxFileBytes,
     maxTotalFileSize: limits.maxFileBytes * limits.maxFiles,

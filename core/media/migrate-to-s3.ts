@@ -1,6 +1,6 @@
 /**
- * media:migrate --to s3: copies every file the media table names from local disk to the bucket under the
- * same key (rows keep pointing at it), verifying sizes. Resumable: an object already in the bucket with
+ * media:migrate --to s3: copies every file the media tables name (working and published copies) from local
+ * disk to the bucket under the same key (rows keep pointing at it), verifying sizes. Resumable: an object already in the bucket with
  * the row's size is skipped, so a run cut short is simply run again. Local files stay unless asked
  * (`removeLocal`: each is removed once its object is verified).
  */
@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { LocalDiskStorage } from './local-disk';
 import { contentDisposition } from './mime';
 import type { S3Storage } from './s3';
-import { MEDIA_TABLE, type MediaRow } from './table';
+import { MEDIA_TABLE, PUBLISHED_MEDIA_TABLE, type MediaRow } from './table';
 
 export interface MigrateReport {
   readonly total: number;
@@ -29,8 +29,25 @@ export interface MigrateOptions {
 
 type Row = Pick<MediaRow, 'storage_key' | 'size' | 'mime' | 'name'>;
 
-export async function migrateToS3(db: Knex, local: LocalDiskStorage, s3: S3Storage, opts: MigrateOptions): Promise<MigrateReport> {
+/**
+ * Every key a row names, once: the media table's, then those only a published copy still shows (issue 14:
+ * a draft replaced or removed the file, `media_files__published` keeps it). Without the latter, a published
+ * record's file stayed on local disk (or was lost with --remove-local) and its link broke on S3.
+ */
+async function filesToCopy(db: Knex): Promise<Row[]> {
   const rows = (await db(MEDIA_TABLE).select('storage_key', 'size', 'mime', 'name').orderBy('id')) as Row[];
+  if (!(await db.schema.hasTable(PUBLISHED_MEDIA_TABLE))) return rows;
+  const seen = new Set(rows.map((r) => r.storage_key));
+  for (const r of (await db(PUBLISHED_MEDIA_TABLE).select('storage_key', 'size', 'mime', 'name').orderBy('id')) as Row[]) {
+    if (seen.has(r.storage_key)) continue;
+    seen.add(r.storage_key);
+    rows.push(r);
+  }
+  return rows;
+}
+
+export async function migrateToS3(db: Knex, local: LocalDiskStorage, s3: S3Storage, opts: MigrateOptions): Promise<MigrateReport> {
+  const rows = await filesToCopy(db);
   opts.onStart?.(rows.length);
   let copied = 0;
   let skipped = 0;

@@ -48,12 +48,22 @@ export function isAllowed(mime: string, allowed: readonly string[]): boolean {
   });
 }
 
+/**
+ * Every JavaScript MIME type of the WHATWG MIME Sniffing standard (§4.6): a browser runs a script served
+ * with any of them, even under nosniff (`text/x-javascript` and `text/jscript` are text subtypes a client
+ * may declare, which effectiveMime keeps).
+ */
+const JAVASCRIPT_TYPES: ReadonlySet<string> = new Set([
+  'application/ecmascript', 'application/javascript', 'application/x-ecmascript', 'application/x-javascript',
+  'text/ecmascript', 'text/javascript', 'text/javascript1.0', 'text/javascript1.1', 'text/javascript1.2',
+  'text/javascript1.3', 'text/javascript1.4', 'text/javascript1.5', 'text/jscript', 'text/livescript',
+  'text/x-ecmascript', 'text/x-javascript',
+]);
+
 /** Types a browser would render as a document or run: served with `Content-Disposition: attachment`. */
 export function isActiveContent(mime: string): boolean {
   return mime === 'text/html' || mime === 'application/xhtml+xml' || mime === 'image/svg+xml' ||
-    mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') ||
-    mime === 'text/javascript' || mime === 'application/javascript' || mime === 'application/ecmascript' ||
-    mime === 'text/ecmascript' || mime === 'application/x-javascript';
+    mime === 'text/xml' || mime === 'application/xml' || mime.endsWith('+xml') || JAVASCRIPT_TYPES.has(mime);
 }
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
@@ -80,5 +90,7 @@ export function sanitizeFileName(raw: string | null | undefined): string {
 export function contentDisposition(mime: string, name: string): string {
   const kind = isActiveContent(mime) ? 'attachment' : 'inline';
   const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  // encodeURIComponent leaves ' ( ) * as they are, which RFC 5987's attr-char does not allow (a `'` ends the charset part)
+  const extended = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${extended}`;
 }

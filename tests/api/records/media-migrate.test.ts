@@ -7,6 +7,7 @@ import { filesUnder, pdf, png, sendForm, sha256 } from '../../helpers/multipart'
 import { startS3, type S3TestServer } from '../../helpers/s3';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 import { createTestDatabase, type TestDatabase } from '../../helpers/test-db';
+import { DRAFT_MODELS } from '../../helpers/drafts';
 
 for (const dialect of DIALECTS) {
   describe(`admin: media:migrate --to s3 [${dialect}]`, () => {
@@ -98,6 +99,50 @@ for (const dialect of DIALECTS) {
       const noBucket = spawnSync(process.execPath, [cli, 'media:migrate', '--to', 's3'], { env, encoding: 'utf8', timeout: 20_000 });
       expect(noBucket.status).to.equal(1);
       expect(noBucket.stderr).to.match(/S3_BUCKET/);
+    });
+  });
+
+  describe(`admin: media:migrate --to s3 copies files only a published copy shows [${dialect}]`, () => {
+    let s3: S3TestServer;
+    let database: TestDatabase;
+    let app: TestApp;
+
+    before(async () => {
+      s3 = await startS3();
+      database = await createTestDatabase(dialect);
+      app = await startTestApp(dialect, { database, contentTypesDir: DRAFT_MODELS });
+    });
+    after(async () => {
+      await app?.close();
+      await database?.drop();
+      await s3?.close();
+    });
+
+    it('a file the draft replaced but the published copy still shows is copied (and served from the bucket afterwards)', async () => {
+      const token = app.admin?.accessToken ?? null;
+      const first = Buffer.from('the published cover');
+      const created = await sendForm(`${app.url}/api/article?status=published`, 'POST', { data: { title: 'Migrated article' } }, [{ part: 'cover', bytes: first, type: 'text/plain', name: 'cover.txt' }], app.fetch, token);
+      expect(created.status, JSON.stringify(created.body)).to.equal(200);
+      const id = created.body.data.id as number;
+      // the draft gets a new cover; the published copy keeps the first one (issue 14)
+      const edited = await sendForm(`${app.url}/api/article/${id}`, 'PATCH', { data: {} }, [{ part: 'cover', bytes: Buffer.from('a draft cover'), type: 'text/plain', name: 'draft.txt' }], app.fetch, token);
+      expect(edited.status, JSON.stringify(edited.body)).to.equal(200);
+      const published = await app.http.get(`/api/article/${id}?populateMedia[0]=cover`);
+      const publishedKey = String(published.body._media.cover[0]._full_url).replace(/^.*\/uploads\//, '');
+      const env = { ...process.env, ...app.env, ...s3.env(), UPLOADS_DRIVER: 'local', AUTO_MIGRATE: 'false' };
+      const run = spawnSync(process.execPath, [join(ROOT, 'dist', 'admin-cli', 'index.js'), 'media:migrate', '--to', 's3', '--remove-local'], { env, encoding: 'utf8', timeout: 30_000 });
+      expect(run.status, run.stderr + run.stdout).to.equal(0);
+      expect(await s3.size(publishedKey), 'the published cover in the bucket').to.equal(first.length);
+      expect(filesUnder(app.deps.config.uploadsDir).filter((p) => !p.startsWith('.tmp'))).to.deep.equal([]);
+      const onS3 = await startTestApp(dialect, { database, contentTypesDir: DRAFT_MODELS, env: s3.env() });
+      try {
+        const res = await onS3.http.get(`/api/article/${id}?populateMedia[0]=cover`);
+        const got = await fetch(res.body._media.cover[0]._full_url as string);
+        expect(got.status).to.equal(200);
+        expect(Buffer.from(await got.arrayBuffer()).equals(first)).to.equal(true);
+      } finally {
+        await onS3.close();
+      }
     });
   });
 }

@@ -316,6 +316,22 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
         expect((await app.http.get('/api/fee-type?filters[feeType][$eq]=Big')).body.records).to.have.length(0);
       });
 
+      it('a zero-byte file and one of exactly UPLOAD_MAX_BYTES are stored and served back (an empty file is not a malformed body)', async () => {
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Edges', instituteId } }, [
+          { part: 'attachments', bytes: Buffer.alloc(0), type: 'text/plain', name: 'empty.txt' },
+          { part: 'attachments', bytes: Buffer.alloc(MAX, 0x61), type: 'text/plain', name: 'full.txt' },
+        ]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const [empty, full] = res.body.data._media.attachments;
+        expect(empty.name).to.equal('empty.txt');
+        const got = await fetchBytes(local(empty._full_url));
+        expect(got.status).to.equal(200);
+        expect(got.bytes.length).to.equal(0);
+        const whole = await fetchBytes(local(full._full_url));
+        expect(whole.status).to.equal(200);
+        expect(whole.bytes.equals(Buffer.alloc(MAX, 0x61))).to.equal(true);
+      });
+
       it(`413 for more than ${MAX_FILES_PER_REQUEST} files in one request`, async () => {
         const before = await stored();
         const parts = Array.from({ length: MAX_FILES_PER_REQUEST + 1 }, (_, i) => ({ part: 'attachments', bytes: pdf(String(i)), type: 'application/pdf', name: `${i}.pdf` }));
@@ -371,6 +387,30 @@ for (const dialect of DIALECTS) for (const storage of STORAGES) {
           const got = await fetchBytes(local(m._full_url));
           expect(got.headers.get('content-disposition')).to.match(/^attachment; filename="x\.(html|svg)"/);
           if (!s3) expect(got.headers.get('x-content-type-options')).to.equal('nosniff');
+        }
+      });
+
+      it("a file name with ' ( ) * or non-ASCII letters gets a valid RFC 5987 filename* (those characters percent-encoded)", async () => {
+        const name = "it's (1)*é.txt";
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Quotes', instituteId } }, [{ part: 'attachments', bytes: text('hi'), type: 'text/plain', name }]);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        const [m] = res.body.data._media.attachments;
+        expect(m.name).to.equal(name);
+        const got = await fetchBytes(local(m._full_url));
+        const ext = /filename\*=UTF-8''(.*)$/.exec(got.headers.get('content-disposition') ?? '')?.[1] ?? '';
+        // RFC 5987 attr-char: ALPHA DIGIT ! # $ & + - . ^ _ ` | ~ ; everything else is a %XX
+        expect(ext, got.headers.get('content-disposition') ?? '').to.match(/^(?:[A-Za-z0-9!#$&+\-.^_`|~]|%[0-9A-F]{2})+$/);
+        expect(decodeURIComponent(ext)).to.equal(name);
+      });
+
+      it('a script declared with any JavaScript MIME type (text/x-javascript, text/jscript, …) is served as an attachment', async () => {
+        const types = ['text/x-javascript', 'text/jscript', 'text/livescript', 'text/x-ecmascript', 'text/javascript1.5'];
+        const res = await send(url('/api/fee-type'), 'POST', { data: { feeType: 'Scripts', instituteId } }, types.map((type, i) => ({ part: 'attachments', bytes: text(`alert(${i})`), type, name: `s${i}.js` })));
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        for (const [i, m] of (res.body.data._media.attachments as { _full_url: string }[]).entries()) {
+          const got = await fetchBytes(local(m._full_url));
+          expect(got.headers.get('content-type'), types[i]).to.match(new RegExp(`^${types[i].replace('.', '\\.')}`));
+          expect(got.headers.get('content-disposition'), types[i]).to.match(/^attachment; /);
         }
       });
     });
