@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { localeSettings } from './locales';
+import { parseHttpUrl } from './parse';
 import { redisNamespace } from './redis-namespace';
 import { type Config, type DatabaseTarget, type S3Config, type Setting, SETTINGS } from './schema';
 
@@ -80,10 +81,11 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config {
   const bucket = read(env, SETTINGS.s3Bucket).trim();
   if (bucket === '') throw new ConfigError('S3_BUCKET: required when UPLOADS_DRIVER=s3');
   const url = (name: string, raw: string): string | null => {
-    const v = raw.trim().replace(/\/+$/, '');
-    if (v === '') return null;
-    if (!/^https?:\/\/[^/\s]+/.test(v)) throw new ConfigError(`${name}: "${raw}" is not an http(s) URL`);
-    return v;
+    try {
+      return parseHttpUrl(raw) || null;
+    } catch (e) {
+      throw new ConfigError(`${name}: ${(e as Error).message}`);
+    }
   };
   const prefix = read(env, SETTINGS.s3Prefix).trim().replace(/^\/+/, '');
   const ttl = read(env, SETTINGS.s3SignedUrlTtl);
@@ -128,7 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, rootDir: string
   const dataDir = resolve(rootDir, env.DATA_DIR ?? '.data');
   const port = read(env, SETTINGS.port);
   const autoRaw = read(env, SETTINGS.autoMigrate);
-  const publicUrl = read(env, SETTINGS.publicUrl).replace(/\/+$/, '') || `http://localhost:${port}`;
+  const publicUrl = read(env, SETTINGS.publicUrl) || `http://localhost:${port}`;
   const uploads = read(env, SETTINGS.uploadsDir);
   const nullable = (v: string): string | null => (v === '' ? null : v);
   const database = databaseTarget(read(env, SETTINGS.databaseUrl), read(env, SETTINGS.databaseSchema), rootDir, dataDir);

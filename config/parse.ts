@@ -16,6 +16,14 @@ export function parseFlushWindow(raw: string): number {
   return seconds;
 }
 
+/** An http(s) URL without its trailing slashes; '' when unset. */
+export function parseHttpUrl(raw: string): string {
+  const v = raw.trim().replace(/\/+$/, '');
+  if (v === '') return '';
+  if (!/^https?:\/\/[^/\s]+/i.test(v) || !URL.canParse(v)) throw new Error(`"${raw.slice(0, 100)}" is not an http(s) URL`);
+  return v;
+}
+
 export function parseBoolean(raw: string): boolean {
   const v = raw.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;

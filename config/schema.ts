@@ -7,7 +7,7 @@ import { DEFAULT_WRITE_MAX_LINKS } from '../core/records/write-limits';
 import type { LocaleSettings } from './locales';
 import { parseLocales } from './locales';
 import { parseRedisNamespace } from './redis-namespace';
-import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth, SQLITE_READERS_DEFAULT } from './parse';
+import { type LogLevel, parseBoolean, parseDuration, parseFlushWindow, parseAtLeastOne, parseList, parseLogLevel, parsePositiveInt, parseSources, parseSqliteReaders, parseHeapGrowth, parseHttpUrl, SQLITE_READERS_DEFAULT } from './parse';
 
 export type DatabaseTarget =
   | { readonly client: 'sqlite'; readonly filename: string }
@@ -212,7 +212,7 @@ export const SETTINGS = {
   nodeEnv: setting('NODE_ENV', 'development', str, 'development, test or production'),
   port: setting('PORT', '1337', parsePositiveInt, 'listen port'),
   host: setting('HOST', '0.0.0.0', str, 'listen address'),
-  publicUrl: setting('PUBLIC_URL', '', str, 'base of _full_url (default http://localhost:$PORT)'),
+  publicUrl: setting('PUBLIC_URL', '', parseHttpUrl, 'base of _full_url, an http(s) URL (default http://localhost:$PORT); anything else stops the start naming it'),
   databaseUrl: setting('DATABASE_URL', '', str, 'postgres://… → PostgreSQL; mysql://… (or mariadb://…) → MariaDB/MySQL; sqlite:<path> or unset → SQLite .data/app.db'),
   databaseSchema: setting('DATABASE_SCHEMA', '', str, 'PostgreSQL schema to use (default: the connection default)'),
   heapGrowthPercent: setting('NODE_HEAP_GROWTH_PERCENT', '100', parseHeapGrowth, 'how far (percent) the JavaScript heap may grow past its live data before a full garbage collection; 0 leaves it to V8, which lets it reach 2-4 times under load (more memory, a little less GC work); lower saves memory for more GC work; at most 400'),

@@ -143,6 +143,11 @@ describe('config', () => {
       const s3 = { ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b' };
       expect(() => loadConfig({ ...s3, S3_ENDPOINT: 'minio:9000' }, root)).to.throw(ConfigError, /S3_ENDPOINT/);
       expect(() => loadConfig({ ...s3, S3_PUBLIC_URL: 'cdn' }, root)).to.throw(ConfigError, /S3_PUBLIC_URL/);
+      // PUBLIC_URL, the base of every _full_url, is checked alike (a value without a scheme made every link relative and broken)
+      expect(loadConfig({ ...base, PUBLIC_URL: 'https://cdn.example.test/cms/' }, root).publicUrl).to.equal('https://cdn.example.test/cms');
+      for (const bad of ['cdn.example.test', 'ftp://cdn.example.test', 'https://', 'https://exa mple.test']) {
+        expect(() => loadConfig({ ...base, PUBLIC_URL: bad }, root), bad).to.throw(ConfigError, /^PUBLIC_URL: .* is not an http\(s\) URL/);
+      }
       expect(() => loadConfig({ ...s3, S3_SIGNED_URL_TTL: '604801' }, root)).to.throw(ConfigError, /S3_SIGNED_URL_TTL/);
       expect(() => loadConfig({ ...s3, S3_SIGNED_URL_TTL: '0' }, root)).to.throw(ConfigError, /S3_SIGNED_URL_TTL/);
       expect(loadConfig({ ...s3, S3_SIGNED_URL_TTL: '7d' }, root).uploads.s3?.signedUrlTtlSeconds).to.equal(604800);
