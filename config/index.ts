@@ -91,6 +91,8 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config {
   const ttl = read(env, SETTINGS.s3SignedUrlTtl);
   // SigV4 presigned URLs live at most 7 days.
   if (ttl < 1 || ttl > 604800) throw new ConfigError(`S3_SIGNED_URL_TTL: ${ttl} s is outside 1 s … 7 d`);
+  const requestTimeout = read(env, SETTINGS.s3RequestTimeout);
+  if (requestTimeout < 0.1 || requestTimeout > 3600) throw new ConfigError(`S3_REQUEST_TIMEOUT: ${requestTimeout} s is outside 100 ms … 1 h`);
   const accessKeyId = read(env, SETTINGS.awsAccessKeyId);
   const secretAccessKey = read(env, SETTINGS.awsSecretAccessKey);
   if ((accessKeyId === '') !== (secretAccessKey === '')) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
@@ -103,6 +105,7 @@ function s3Config(env: NodeJS.ProcessEnv): S3Config {
     prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
     publicUrl: url('S3_PUBLIC_URL', read(env, SETTINGS.s3PublicUrl)),
     signedUrlTtlSeconds: Math.floor(ttl),
+    requestTimeoutMs: Math.round(requestTimeout * 1000),
     credentials: accessKeyId === '' ? null : { accessKeyId, secretAccessKey, sessionToken: sessionToken === '' ? null : sessionToken },
   };
 }

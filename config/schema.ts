@@ -93,6 +93,8 @@ export interface S3Config {
   /** Public buckets: `_full_url` = this base + key; null: private bucket, presigned GETs. */
   readonly publicUrl: string | null;
   readonly signedUrlTtlSeconds: number;
+  /** S3_REQUEST_TIMEOUT in ms: how long one S3 call may go without a byte before it is abandoned (each of the SDK's attempts). */
+  readonly requestTimeoutMs: number;
   /** AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY when both are set; null: the SDK's default chain (instance role, profile, …). */
   readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken: string | null } | null;
 }
@@ -249,6 +251,7 @@ export const SETTINGS = {
   s3Prefix: setting('S3_PREFIX', '', str, 'key prefix inside the bucket, e.g. media/'),
   s3PublicUrl: setting('S3_PUBLIC_URL', '', str, 'public buckets: base of _full_url (bucket URL or CDN); unset: private bucket, presigned URLs'),
   s3SignedUrlTtl: setting('S3_SIGNED_URL_TTL', '15m', parseDuration, 'private buckets: lifetime of a presigned _full_url'),
+  s3RequestTimeout: setting('S3_REQUEST_TIMEOUT', '60s', parseDuration, 'how long one S3 call may go without a byte before it is abandoned (each of the SDK\'s 3 attempts; then 503 naming this setting); 100ms … 1h'),
   awsAccessKeyId: setting('AWS_ACCESS_KEY_ID', '', str, 'S3 credentials (with AWS_SECRET_ACCESS_KEY); unset: the AWS SDK default chain'),
   awsSecretAccessKey: setting('AWS_SECRET_ACCESS_KEY', '', str, 'S3 credentials (with AWS_ACCESS_KEY_ID)'),
   awsSessionToken: setting('AWS_SESSION_TOKEN', '', str, 'temporary S3 credentials: their session token'),

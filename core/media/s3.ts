@@ -26,14 +26,25 @@ import { type ByteRange, isStorageKey, newStorageKey, type PutOptions, type Stor
 export const PART_BYTES = 8 * 1024 * 1024;
 export const PARTS_IN_FLIGHT = 2;
 
-/** Connection and socket time bounds of one S3 call, so a hung service fails the call instead of hanging it. */
+/** Connection time bound of one S3 call (its idle bound is S3_REQUEST_TIMEOUT), so a hung service fails the call instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 5_000;
-const SOCKET_TIMEOUT_MS = 60_000;
 
 /** The SDK's "no such object" answers (GetObject: NoSuchKey; HeadObject has no body: NotFound / 404). */
 function isMissing(e: unknown): boolean {
   const err = e as { name?: unknown; $metadata?: { httpStatusCode?: unknown } };
   return err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404;
+}
+
+/** The SDK gave up on a call that went S3_REQUEST_TIMEOUT without a byte (or could not connect in time). */
+function timedOut(e: unknown): boolean {
+  return (e as { name?: unknown }).name === 'TimeoutError';
+}
+
+/** The 503 of a storage call that failed: one that timed out names S3_REQUEST_TIMEOUT. */
+export function unavailable(e: unknown, cfg: S3Config, what: string): ServiceUnavailableError {
+  if (!timedOut(e)) return new ServiceUnavailableError(`file storage is unavailable; ${what}, try again later`);
+  const s = cfg.requestTimeoutMs / 1000;
+  return new ServiceUnavailableError(`file storage did not answer within S3_REQUEST_TIMEOUT (${s} s); ${what}, try again later`, { setting: 'S3_REQUEST_TIMEOUT', limit: s });
 }
 
 function failure(e: unknown): { name: string; message: string; status: unknown } {
@@ -53,7 +64,10 @@ export function s3ClientConfig(cfg: S3Config): S3ClientConfig {
     // trailing CRC32 headers (and the bytes are checked by their sha256 on intake anyway).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: SOCKET_TIMEOUT_MS },
+    // `socketTimeout` is the SDK's inactivity bound (it fails the attempt with a TimeoutError). Its
+    // `requestTimeout` only logs a warning unless `throwOnRequestTimeout` is set: the 60 s bound given
+    // there before bounded nothing, and an upload to an S3 that stopped answering never ended.
+    requestHandler: { connectionTimeout: Math.min(CONNECT_TIMEOUT_MS, cfg.requestTimeoutMs), socketTimeout: cfg.requestTimeoutMs },
   };
 }
 
@@ -114,7 +128,7 @@ export class S3Storage implements StorageProvider {
       body.destroy();
       counted.destroy();
       this.log.error({ storage: 's3', op: 'put', key, ...failure(e) }, 'file storage: upload failed');
-      throw new ServiceUnavailableError('file storage is unavailable; the file was not stored, try again later');
+      throw unavailable(e, this.cfg, 'the file was not stored');
     }
     return size;
   }
@@ -127,7 +141,8 @@ export class S3Storage implements StorageProvider {
       return out.Body;
     } catch (e) {
       if (isMissing(e)) return null;
-      throw e;
+      this.log.error({ storage: 's3', op: 'get', key, ...failure(e) }, 'file storage: read failed');
+      throw unavailable(e, this.cfg, 'the file could not be read');
     }
   }
 

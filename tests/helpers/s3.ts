@@ -171,3 +171,47 @@ export async function cuttingProxy(port: number, cutAfterBytes: number): Promise
     },
   };
 }
+
+/**
+ * A TCP proxy to `port` that can be made to hang (`hang()`): from then on it accepts connections and
+ * takes their bytes but sends nothing back, and stalls the connections already open (S3 that stops
+ * answering without closing anything). `resume()` forwards again for new connections.
+ */
+export async function hangingProxy(port: number): Promise<{ readonly endpoint: string; hang(): void; resume(): void; close(): Promise<void> }> {
+  const { createServer, connect } = await import('node:net');
+  let hanging = false;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => undefined);
+    if (hanging) return void client.resume();
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', () => undefined);
+    client.on('data', (d: Buffer) => {
+      if (!hanging) upstream.write(d);
+    });
+    upstream.on('data', (d: Buffer) => {
+      if (!hanging) client.write(d);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address() as import('node:net').AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${address.port}`,
+    hang: () => {
+      hanging = true;
+    },
+    resume: () => {
+      hanging = false;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

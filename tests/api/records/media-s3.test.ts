@@ -11,7 +11,7 @@ import pino from 'pino';
 import { DIALECTS } from '../../helpers/dialects';
 import { png, sendForm, sha256 } from '../../helpers/multipart';
 import { userWith } from '../../helpers/roles';
-import { cuttingProxy, eventually, startS3, type S3TestServer } from '../../helpers/s3';
+import { cuttingProxy, eventually, hangingProxy, startS3, type S3TestServer } from '../../helpers/s3';
 import { ROOT, startTestApp, type TestApp } from '../../helpers/test-app';
 
 const TTL_SECONDS = 3;
@@ -125,6 +125,33 @@ for (const dialect of DIALECTS) {
         expect(await s3.keys()).to.deep.equal(before);
       } finally {
         await cutApp.close();
+        await proxy.close();
+      }
+    });
+
+    it('S3 that stops answering (connections open, no byte back): an upload answers 503 naming S3_REQUEST_TIMEOUT after its attempts, nothing written', async () => {
+      const proxy = await hangingProxy(Number(new URL(s3.endpoint).port));
+      const timed = await startTestApp(dialect, { env: s3.env({ S3_ENDPOINT: proxy.endpoint, S3_REQUEST_TIMEOUT: '1s' }) });
+      try {
+        // within the bound: S3 answering, the upload is stored
+        const ok = await upload(timed, timed.admin?.accessToken ?? null, png('answered'));
+        expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+        proxy.hang();
+        const before = await s3.keys();
+        const rows = Number((await timed.deps.db('media_files').count({ n: '*' }).first())?.n);
+        const started = Date.now();
+        const res = await upload(timed, timed.admin?.accessToken ?? null, png('hung'));
+        const ms = Date.now() - started;
+        expect(res.status, JSON.stringify(res.body)).to.equal(503);
+        expect(res.body.error).to.include({ name: 'ServiceUnavailableError' });
+        expect(res.body.error.message).to.include('S3_REQUEST_TIMEOUT');
+        expect(res.body.error.details).to.deep.equal({ setting: 'S3_REQUEST_TIMEOUT', limit: 1 });
+        // the SDK's 3 attempts of 1 s each and its backoff, not the 60 s default (3 minutes in all)
+        expect(ms).to.be.below(15_000);
+        expect(await s3.keys()).to.deep.equal(before);
+        expect(Number((await timed.deps.db('media_files').count({ n: '*' }).first())?.n)).to.equal(rows);
+      } finally {
+        await timed.close();
         await proxy.close();
       }
     });

@@ -122,7 +122,7 @@ describe('config', () => {
 
     it('reads the S3 settings: defaults, prefix and URL forms, credentials', () => {
       const s3 = loadConfig({ ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b' }, root).uploads.s3;
-      expect(s3).to.deep.equal({ bucket: 'b', region: 'us-east-1', endpoint: null, forcePathStyle: false, prefix: '', publicUrl: null, signedUrlTtlSeconds: 900, credentials: null });
+      expect(s3).to.deep.equal({ bucket: 'b', region: 'us-east-1', endpoint: null, forcePathStyle: false, prefix: '', publicUrl: null, signedUrlTtlSeconds: 900, requestTimeoutMs: 60000, credentials: null });
       const full = loadConfig({
         ...base,
         UPLOADS_DRIVER: 's3',
@@ -136,13 +136,17 @@ describe('config', () => {
         AWS_ACCESS_KEY_ID: 'id',
         AWS_SECRET_ACCESS_KEY: 'secret',
       }, root).uploads.s3;
-      expect(full).to.deep.equal({ bucket: 'b', region: 'eu-west-3', endpoint: 'http://minio:9000', forcePathStyle: true, prefix: 'media/', publicUrl: 'https://cdn.example.test', signedUrlTtlSeconds: 3600, credentials: { accessKeyId: 'id', secretAccessKey: 'secret', sessionToken: null } });
+      expect(full).to.deep.equal({ bucket: 'b', region: 'eu-west-3', endpoint: 'http://minio:9000', forcePathStyle: true, prefix: 'media/', publicUrl: 'https://cdn.example.test', signedUrlTtlSeconds: 3600, requestTimeoutMs: 60000, credentials: { accessKeyId: 'id', secretAccessKey: 'secret', sessionToken: null } });
     });
 
     it('refuses a bad endpoint or public URL, a TTL outside 1 s … 7 d, and half a key pair', () => {
       const s3 = { ...base, UPLOADS_DRIVER: 's3', S3_BUCKET: 'b' };
       expect(() => loadConfig({ ...s3, S3_ENDPOINT: 'minio:9000' }, root)).to.throw(ConfigError, /S3_ENDPOINT/);
       expect(() => loadConfig({ ...s3, S3_PUBLIC_URL: 'cdn' }, root)).to.throw(ConfigError, /S3_PUBLIC_URL/);
+      // S3_REQUEST_TIMEOUT: 100 ms … 1 h
+      expect(loadConfig({ ...s3, S3_REQUEST_TIMEOUT: '100ms' }, root).uploads.s3?.requestTimeoutMs).to.equal(100);
+      expect(loadConfig({ ...s3, S3_REQUEST_TIMEOUT: '1h' }, root).uploads.s3?.requestTimeoutMs).to.equal(3_600_000);
+      for (const bad of ['99ms', '3601s', 'soon']) expect(() => loadConfig({ ...s3, S3_REQUEST_TIMEOUT: bad }, root), bad).to.throw(ConfigError, /^S3_REQUEST_TIMEOUT: /);
       // PUBLIC_URL, the base of every _full_url, is checked alike (a value without a scheme made every link relative and broken)
       expect(loadConfig({ ...base, PUBLIC_URL: 'https://cdn.example.test/cms/' }, root).publicUrl).to.equal('https://cdn.example.test/cms');
       for (const bad of ['cdn.example.test', 'ftp://cdn.example.test', 'https://', 'https://exa mple.test']) {
