@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { listenPostgres, notifyCommitted, type PgListener } from '../../database/dialects/postgres-notify';
+import { type ListenTarget, listenPostgres, notifyCommitted, type PgListener } from '../../database/dialects/postgres-notify';
 
 export interface EventSignal {
   /** Which mechanism (logged at start, shown in DEPLOYMENT.md). */
@@ -159,7 +159,7 @@ export function redisSignal(url: string, namespace: string, log: Logger): EventS
  * PostgreSQL LISTEN/NOTIFY: `publish` sends a NOTIFY through `db`'s pool after the commit (coalesced);
  * one dedicated connection per node listens.
  */
-export function postgresSignal(db: Knex, target: { readonly connectionString: string; readonly channel: string }, log: Logger): EventSignal {
+export function postgresSignal(db: Knex, target: ListenTarget, log: Logger): EventSignal {
   const origin = newOrigin();
   let listener: PgListener | null = null;
   let warned = false;

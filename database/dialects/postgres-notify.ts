@@ -34,8 +34,14 @@ export async function notifyCommitted(db: Knex, channel: string, origin: string)
   await db.raw('SELECT pg_notify(?, ?)', [channel, origin]);
 }
 
+/** The server a node listens on and the channel of its deployment. */
+export interface ListenTarget {
+  readonly connectionString: string;
+  readonly channel: string;
+}
+
 /** Where to LISTEN, when the service runs on PostgreSQL (null: SQLite or MariaDB). */
-export function listenTarget(database: DatabaseTarget): { readonly connectionString: string; readonly channel: string } | null {
+export function listenTarget(database: DatabaseTarget): ListenTarget | null {
   return database.client === 'pg' ? { connectionString: database.connectionString, channel: eventsChannel(database.schema) } : null;
 }
 
@@ -44,7 +50,7 @@ export interface PgListener {
 }
 
 /** Listens on the events channel: `onNotify` gets each notification's payload, and null on (re)connecting (anything may have been committed meanwhile). */
-export function listenPostgres(target: { readonly connectionString: string; readonly channel: string }, onNotify: (payload: string | null) => void, log: Logger): PgListener {
+export function listenPostgres(target: ListenTarget, onNotify: (payload: string | null) => void, log: Logger): PgListener {
   const { connectionString, channel } = target;
   let client: Client | null = null;
   let closed = false;
