@@ -15,6 +15,13 @@ export interface Delivery {
   close(): void;
 }
 
+/**
+ * Time bounds of one SMTP delivery (ms), tighter than nodemailer's own (2 min to connect, 30 s for the
+ * greeting, 10 min of silence): a server that accepts and then stalls held each mail's connection that
+ * long, one per mail sent meanwhile. Query parameters of SMTP_URL (`?socketTimeout=…`) still override them.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 60_000 } as const;
+
 const fileStem = (): string => `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}`;
 
 export function delivery(mail: Config['mail'], log: Logger): Delivery {
@@ -27,7 +34,7 @@ export function delivery(mail: Config['mail'], log: Logger): Delivery {
     async mail(to, subject, text) {
       if (mail.smtpUrl) {
         // Loaded on the first mail: ~12 MB of memory a deployment without SMTP_URL never uses (issue 17).
-        transport ??= (require('nodemailer') as typeof import('nodemailer')).createTransport(mail.smtpUrl);
+        transport ??= (require('nodemailer') as typeof import('nodemailer')).createTransport({ url: mail.smtpUrl, ...SMTP_TIMEOUTS });
         await transport.sendMail({ from: mail.from, to, subject, text });
         return;
       }
