@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
     };
 
     before(async () => {
-      app = await startTestApp(dialect, { env: { EVENTS_POLL_INTERVAL: '2s', REALTIME_HEARTBEAT: '60s' } });
+      app = await startTestApp(dialect, { env: { EVENTS_POLL_INTERVAL: '5s', REALTIME_HEARTBEAT: '60s' } });
     });
     afterEach(() => {
       for (const c of open.splice(0)) c.close();
@@ -50,7 +50,7 @@ for (const dialect of DIALECTS) {
       const second = await foreignEvent(900002);
       const resumed = await stream({ 'Last-Event-ID': String(second) });
       const fresh = await stream();
-      await watcher.waitFor((e) => e.id === String(second), 10_000);
+      await watcher.waitFor((e) => e.id === String(second), 15_000);
       const res = await app.http.post('/api/fee-type', { feeType: `After ${dialect}` });
       expect(res.status, res.text).to.equal(200);
       const after = res.body.data.id as number;
