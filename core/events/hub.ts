@@ -63,6 +63,21 @@ export class EventHub {
     });
   }
 
+  /**
+   * Resolves once every committed event up to `id` has been handed to the subscribers (the hub read now
+   * if it lags: another node's write whose signal has not arrived). A new consumer that starts after
+   * `id` then gets none of those live. Gives up after a few reads (the database away): best effort.
+   */
+  async caughtUp(id: number): Promise<void> {
+    for (let tries = 0; tries < 3 && !this.closed && this.listeners.size > 0; tries++) {
+      await this.settled();
+      if (this.cursor !== null && this.cursor >= id) return;
+      this.poke();
+      await this.settled();
+      if (this.cursor !== null && this.cursor >= id) return;
+    }
+  }
+
   /** Resolves once the read in progress (if any) is over: tests and shutdown. */
   async settled(): Promise<void> {
     while (this.running) await this.running;

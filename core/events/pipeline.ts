@@ -158,6 +158,11 @@ export class EventPipeline {
     return this.hub.subscribe(listener);
   }
 
+  /** Resolves once this node's subscribers have been handed every committed event up to `id` (best effort). */
+  caughtUp(id: number): Promise<void> {
+    return this.hub.caughtUp(id);
+  }
+
   /** Committed events with id > `afterId`, oldest first (resume after a disconnect). */
   readAfter(afterId: number, limit = 500): Promise<StoredEvent[]> {
     return readAfter(this.readDb, afterId, limit);

@@ -42,7 +42,8 @@ export function corsAllowlist(origins: readonly string[]): Middleware<RequestSta
       return any ? '*' : allowed.has(o) ? o : undefined;
     },
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match'],
+    // Last-Event-ID: a fetch-based realtime client resumes with it (core/realtime); not safelisted, so preflighted.
+    allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-None-Match', 'Last-Event-ID'],
     exposeHeaders: ['X-Request-Id', 'Retry-After', 'ETag'],
     maxAge: 600,
     keepHeadersOnError: true,

@@ -201,6 +201,11 @@ export class Realtime {
       }
     }
     const from = resumeFrom ?? latest;
+    // The hub may not have read that far yet (another node's write, its signal still on the way): it
+    // would hand this stream, once registered below, events at or before `from` live, which the client
+    // has (resume) or which precede its connection. Registered after the hub has passed `latest`, the
+    // stream gets live only later events (and late commits of skipped ids); the backlog reads the rest.
+    await events.caughtUp(latest);
 
     let checkedAt = Date.now();
     const unauthorized = (e: unknown): RenderEnd => {

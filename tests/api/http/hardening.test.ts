@@ -100,6 +100,27 @@ for (const dialect of DIALECTS) {
         expect(pre.headers.get('access-control-allow-methods')).to.match(/POST/);
         expect(pre.headers.get('access-control-allow-headers')).to.match(/Authorization/);
       });
+
+      it('lets a listed origin resume a realtime stream: the preflight allows Last-Event-ID, the stream carries the origin', async () => {
+        // A fetch-based SSE client (the way to send Authorization) reconnects with Last-Event-ID: a
+        // preflight that does not allow it makes the browser refuse every resume from another origin.
+        const pre = await fetch(`${app.url}/api/realtime?models=institute`, {
+          method: 'OPTIONS',
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,last-event-id' },
+        });
+        expect(pre.status).to.equal(204);
+        expect(pre.headers.get('access-control-allow-origin')).to.equal('https://app.example');
+        const allowed = (pre.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+        expect(allowed).to.include.members(['authorization', 'last-event-id']);
+        const ctrl = new AbortController();
+        const res = await fetch(`${app.url}/api/realtime?models=institute`, { signal: ctrl.signal, headers: { origin: 'https://app.example', authorization: `Bearer ${app.admin!.accessToken}`, 'last-event-id': '0' } });
+        try {
+          expect(res.status).to.equal(200);
+          expect(res.headers.get('access-control-allow-origin')).to.equal('https://app.example');
+        } finally {
+          ctrl.abort();
+        }
+      });
     });
 
     describe('body limits', () => {
