@@ -234,7 +234,8 @@ export class IdentityService {
     const code = await this.d.codes.consumeToken('reset', token as string, async (userId) => {
       await this.d.limiter.checkAccount('forgot-password', `user:${userId}`);
       user = await this.d.store.userById(userId);
-      return user !== undefined && (email === undefined || normalize(email) === normalize(user.email)) && (username === undefined || normalize(username) === normalize(user.username));
+      // An inactive account gets no reset (initiate sends none): a password set now would await its reactivation.
+      return user !== undefined && user.active && (email === undefined || normalize(email) === normalize(user.email)) && (username === undefined || normalize(username) === normalize(user.username));
     });
     if (!code || !user) throw invalid;
     // The token reached the account's mailbox: the address is proven (a later OTP sign-in keeps this password).
@@ -289,6 +290,13 @@ export class IdentityService {
     if (after.pendingVerification !== null && (turnedOn('active') || turnedOn('emailVerified') || turnedOn('mobileVerified') || (after.passwordHash !== null && after.passwordHash !== before.passwordHash))) {
       await this.d.store.db(this.d.store.users).where('id', userId).update({ pending_verification: null });
     }
+    // A code or reset token went to an address as it was when sent: once the address changes, the old
+    // mailbox (or number) no longer speaks for the account, so what it holds neither signs in, resets the
+    // password, nor proves the new address. A deactivation ends the pending resets and sign-ins too: a
+    // password set while inactive would await whoever reactivates the account.
+    if (normalize(after.email) !== normalize(before.email)) await this.d.codes.voidSentTo(userId, 'email');
+    if (normalizeMobile(after.mobile ?? '') !== normalizeMobile(before.mobile ?? '')) await this.d.codes.voidSentTo(userId, 'mobile');
+    if (before.active && !after.active) for (const purpose of ['reset', 'login'] as const) await this.d.codes.voidAll(userId, purpose);
     if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated', by);
     else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set', by);
   }
