@@ -95,11 +95,21 @@ export class Sessions {
     return { sessionId, userId, refreshToken: await this.newRefresh(this.db, sessionId) };
   }
 
-  /** The session a refresh token names (for logout), or 401. */
+  /**
+   * The session a refresh token names (for logout), or 401. The token must be one a refresh would take:
+   * an expired one is refused, and a spent one presented after IAM_REFRESH_REUSE_INTERVAL is a reuse
+   * as on refresh (its session ends, 401). Otherwise an old token from a rotated chain, which a refresh
+   * no longer accepts, could still sign its owner out of every device (allDevices).
+   */
   async sessionOf(token: string): Promise<{ sessionId: number; userId: number }> {
     const found = await this.lookup(token);
-    if (!found || found.session.revoked_at !== null) throw new UnauthorizedError('invalid or expired refresh token');
-    return { sessionId: Number(found.session.id), userId: Number(found.session.user_id) };
+    if (!found || found.session.revoked_at !== null || timeOf(found.refresh.expires_at) <= Date.now()) throw new UnauthorizedError('invalid or expired refresh token');
+    const sessionId = Number(found.session.id);
+    if (found.refresh.spent_at !== null && Date.now() - timeOf(found.refresh.spent_at) > this.iam.refreshReuseIntervalSeconds * 1000) {
+      await this.revoke([sessionId], 'refresh-token-reuse');
+      throw new UnauthorizedError('refresh token reuse detected; the session has ended');
+    }
+    return { sessionId, userId: Number(found.session.user_id) };
   }
 
   async revoke(sessionIds: readonly number[], reason: string, actor: EventActor | null = null): Promise<void> {
