@@ -76,8 +76,9 @@ export class IdentityService {
     return { id: u.id, fullName: u.fullName, username: u.username, email: u.email, mobile: u.mobile, forcePasswordChange: u.forcePasswordChange, roles: await this.d.store.rolesOf(u.id), createdAt: u.createdAt, updatedAt: u.updatedAt };
   }
 
-  private async pair(userId: number, provider: string): Promise<{ accessToken: string; refreshToken: string }> {
-    const s = await this.d.sessions.create(userId, provider);
+  /** `verifiedHash`: the password hash a sign-in checked (Sessions.create re-checks it). */
+  private async pair(userId: number, provider: string, verifiedHash?: string): Promise<{ accessToken: string; refreshToken: string }> {
+    const s = await this.d.sessions.create(userId, provider, verifiedHash);
     return { accessToken: this.d.tokens.sign({ userId, sessionId: s.sessionId }), refreshToken: s.refreshToken };
   }
 
@@ -183,7 +184,7 @@ export class IdentityService {
     const ok = await this.d.passwords.verify(password as string, user?.passwordHash);
     if (!user || !ok || !user.active) throw new UnauthorizedError('invalid credentials');
     if (user.lastLoginProvider !== 'local') await this.d.store.updateUser(user.id, { last_login_provider: 'local' }, self(user.id));
-    const pair = await this.pair(user.id, 'local');
+    const pair = await this.pair(user.id, 'local', user.passwordHash as string); // ok: a hash was there
     return { data: { user: { email: user.email, username: user.username, roles: await this.d.store.rolesOf(user.id) }, ...pair } };
   }
 
