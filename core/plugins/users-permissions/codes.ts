@@ -109,6 +109,11 @@ export class Codes {
     await this.db(this.store.codes).where({ user_id: userId, purpose }).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() });
   }
 
+  /** Ends the live codes of every purpose sent to the user's `channel` (that address changed: they went to the old one). */
+  async voidSentTo(userId: number, channel: Source): Promise<void> {
+    await this.db(this.store.codes).where({ user_id: userId, channel }).whereNull('used_at').update({ used_at: nowIso(), updated_at: nowIso() });
+  }
+
   /** A right guess spends code `id` (once: false when it was spent or replaced meanwhile). */
   private async spend(id: number): Promise<boolean> {
     const now = nowIso();

@@ -76,8 +76,9 @@ export class IdentityService {
     return { id: u.id, fullName: u.fullName, username: u.username, email: u.email, mobile: u.mobile, forcePasswordChange: u.forcePasswordChange, roles: await this.d.store.rolesOf(u.id), createdAt: u.createdAt, updatedAt: u.updatedAt };
   }
 
-  private async pair(userId: number, provider: string): Promise<{ accessToken: string; refreshToken: string }> {
-    const s = await this.d.sessions.create(userId, provider);
+  /** `verifiedHash`: the password hash a sign-in checked (Sessions.create re-checks it). */
+  private async pair(userId: number, provider: string, verifiedHash?: string): Promise<{ accessToken: string; refreshToken: string }> {
+    const s = await this.d.sessions.create(userId, provider, verifiedHash);
     return { accessToken: this.d.tokens.sign({ userId, sessionId: s.sessionId }), refreshToken: s.refreshToken };
   }
 
@@ -183,7 +184,7 @@ export class IdentityService {
     const ok = await this.d.passwords.verify(password as string, user?.passwordHash);
     if (!user || !ok || !user.active) throw new UnauthorizedError('invalid credentials');
     if (user.lastLoginProvider !== 'local') await this.d.store.updateUser(user.id, { last_login_provider: 'local' }, self(user.id));
-    const pair = await this.pair(user.id, 'local');
+    const pair = await this.pair(user.id, 'local', user.passwordHash as string); // ok: a hash was there
     return { data: { user: { email: user.email, username: user.username, roles: await this.d.store.rolesOf(user.id) }, ...pair } };
   }
 
@@ -234,7 +235,8 @@ export class IdentityService {
     const code = await this.d.codes.consumeToken('reset', token as string, async (userId) => {
       await this.d.limiter.checkAccount('forgot-password', `user:${userId}`);
       user = await this.d.store.userById(userId);
-      return user !== undefined && (email === undefined || normalize(email) === normalize(user.email)) && (username === undefined || normalize(username) === normalize(user.username));
+      // An inactive account gets no reset (initiate sends none): a password set now would await its reactivation.
+      return user !== undefined && user.active && (email === undefined || normalize(email) === normalize(user.email)) && (username === undefined || normalize(username) === normalize(user.username));
     });
     if (!code || !user) throw invalid;
     // The token reached the account's mailbox: the address is proven (a later OTP sign-in keeps this password).
@@ -289,6 +291,13 @@ export class IdentityService {
     if (after.pendingVerification !== null && (turnedOn('active') || turnedOn('emailVerified') || turnedOn('mobileVerified') || (after.passwordHash !== null && after.passwordHash !== before.passwordHash))) {
       await this.d.store.db(this.d.store.users).where('id', userId).update({ pending_verification: null });
     }
+    // A code or reset token went to an address as it was when sent: once the address changes, the old
+    // mailbox (or number) no longer speaks for the account, so what it holds neither signs in, resets the
+    // password, nor proves the new address. A deactivation ends the pending resets and sign-ins too: a
+    // password set while inactive would await whoever reactivates the account.
+    if (normalize(after.email) !== normalize(before.email)) await this.d.codes.voidSentTo(userId, 'email');
+    if (normalizeMobile(after.mobile ?? '') !== normalizeMobile(before.mobile ?? '')) await this.d.codes.voidSentTo(userId, 'mobile');
+    if (before.active && !after.active) for (const purpose of ['reset', 'login'] as const) await this.d.codes.voidAll(userId, purpose);
     if (!after.active) await this.d.sessions.revokeAll(userId, 'deactivated', by);
     else if (after.passwordHash !== before.passwordHash) await this.d.sessions.revokeAll(userId, 'password-set', by);
   }

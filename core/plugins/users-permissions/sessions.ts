@@ -8,7 +8,7 @@ import { UnauthorizedError } from '../../errors/errors';
 import type { IamConfig } from '../../../config/schema';
 import type { IdentityStore } from './store';
 import type { EventActor } from '../../plugin-api';
-import { insertedId, later, nowIso, randomSecret, sha256, timeOf } from './util';
+import { bool, insertedId, later, nowIso, randomSecret, sha256, timeOf } from './util';
 
 export interface IssuedSession {
   readonly sessionId: number;
@@ -48,8 +48,21 @@ export class Sessions {
     return token;
   }
 
-  async create(userId: number, provider: string): Promise<IssuedSession> {
+  /**
+   * A new session. `verifiedHash`: the password hash a sign-in just checked the password against. The
+   * check took a bcrypt's time, during which a password change or reset may have committed and ended
+   * every session: the account's row is re-read here, locked (PostgreSQL, MariaDB; SQLite has one
+   * writer), and a changed password or an inactive account opens no session (401, as a wrong password).
+   * A change that waits on the lock instead ends this session with the others once it commits.
+   */
+  async create(userId: number, provider: string, verifiedHash?: string): Promise<IssuedSession> {
     return this.db.transaction(async (trx) => {
+      if (verifiedHash !== undefined) {
+        const q = trx(this.store.users).where('id', userId).first('password', 'active');
+        if (this.store.deps.dialect.rowLocks) q.forUpdate();
+        const now = (await q) as { password: string | null; active: unknown } | undefined;
+        if (!now || now.password !== verifiedHash || !bool(now.active)) throw new UnauthorizedError('invalid credentials');
+      }
       const now = nowIso();
       const sessionId = insertedId(await trx(this.store.sessions).insert({ created_at: now, updated_at: now, user_id: userId, provider, expires_at: later(this.iam.refreshTokenTtlSeconds) }).returning('id'));
       return { sessionId, userId, refreshToken: await this.newRefresh(trx, sessionId) };
@@ -95,11 +108,21 @@ export class Sessions {
     return { sessionId, userId, refreshToken: await this.newRefresh(this.db, sessionId) };
   }
 
-  /** The session a refresh token names (for logout), or 401. */
+  /**
+   * The session a refresh token names (for logout), or 401. The token must be one a refresh would take:
+   * an expired one is refused, and a spent one presented after IAM_REFRESH_REUSE_INTERVAL is a reuse
+   * as on refresh (its session ends, 401). Otherwise an old token from a rotated chain, which a refresh
+   * no longer accepts, could still sign its owner out of every device (allDevices).
+   */
   async sessionOf(token: string): Promise<{ sessionId: number; userId: number }> {
     const found = await this.lookup(token);
-    if (!found || found.session.revoked_at !== null) throw new UnauthorizedError('invalid or expired refresh token');
-    return { sessionId: Number(found.session.id), userId: Number(found.session.user_id) };
+    if (!found || found.session.revoked_at !== null || timeOf(found.refresh.expires_at) <= Date.now()) throw new UnauthorizedError('invalid or expired refresh token');
+    const sessionId = Number(found.session.id);
+    if (found.refresh.spent_at !== null && Date.now() - timeOf(found.refresh.spent_at) > this.iam.refreshReuseIntervalSeconds * 1000) {
+      await this.revoke([sessionId], 'refresh-token-reuse');
+      throw new UnauthorizedError('refresh token reuse detected; the session has ended');
+    }
+    return { sessionId, userId: Number(found.session.user_id) };
   }
 
   async revoke(sessionIds: readonly number[], reason: string, actor: EventActor | null = null): Promise<void> {

@@ -246,6 +246,18 @@ for (const dialect of DIALECTS) {
         expect((await other.http.get('/api/iam/me')).status).to.equal(401);
         expect((await app.anon.post('/api/iam/refresh-tokens', { refreshToken: other.refreshToken })).status).to.equal(401);
       });
+      it('a spent refresh token after the reuse interval signs no device out: 401 and reuse detection, other sessions stay', async () => {
+        const u = await app.createUser();
+        const other = await app.signIn(u.username, u.password);
+        const next = (await app.anon.post('/api/iam/refresh-tokens', { refreshToken: u.refreshToken })).body;
+        await sleep(1200);
+        const res = await app.anon.post('/api/iam/logout', { refreshToken: u.refreshToken, allDevices: true });
+        expect(res.status, res.text).to.equal(401);
+        // reuse detection: that session ends (as a refresh with it would end it), the other device stays
+        expect((await app.anon.withToken(next.accessToken).get('/api/iam/me')).status).to.equal(401);
+        expect((await other.http.get('/api/iam/me')).status).to.equal(200);
+        expect((await app.anon.post('/api/iam/refresh-tokens', { refreshToken: other.refreshToken })).status).to.equal(200);
+      });
     });
 
     describe('POST /api/iam/change-password', () => {
