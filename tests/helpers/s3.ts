@@ -161,6 +161,11 @@ export async function cuttingProxy(port: number, cutAfterBytes: number): Promise
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
+  return listening(server, sockets);
+}
+
+/** Starts `server` on a free port of 127.0.0.1: its address, and a close that destroys `sockets` first. */
+async function listening(server: import('node:net').Server, sockets: ReadonlySet<import('node:net').Socket>): Promise<{ readonly endpoint: string; close(): Promise<void> }> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const address = server.address() as import('node:net').AddressInfo;
   return {
@@ -175,9 +180,9 @@ export async function cuttingProxy(port: number, cutAfterBytes: number): Promise
 /**
  * A TCP proxy to `port` that can be made to hang (`hang()`): from then on it accepts connections and
  * takes their bytes but sends nothing back, and stalls the connections already open (S3 that stops
- * answering without closing anything). `resume()` forwards again for new connections.
+ * answering without closing anything).
  */
-export async function hangingProxy(port: number): Promise<{ readonly endpoint: string; hang(): void; resume(): void; close(): Promise<void> }> {
+export async function hangingProxy(port: number): Promise<{ readonly endpoint: string; hang(): void; close(): Promise<void> }> {
   const { createServer, connect } = await import('node:net');
   let hanging = false;
   const sockets = new Set<import('node:net').Socket>();
@@ -199,19 +204,10 @@ export async function hangingProxy(port: number): Promise<{ readonly endpoint: s
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address() as import('node:net').AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${address.port}`,
+    ...(await listening(server, sockets)),
     hang: () => {
       hanging = true;
-    },
-    resume: () => {
-      hanging = false;
-    },
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
     },
   };
 }
